@@ -6,7 +6,9 @@ It returns a short *outcome* text (kept in the queue row) or raises
 
 * the stored body is not a JSON object;
 * a handler found the payload malformed (pydantic ``ValidationError``, ``PayloadError``, or a
-  ``KeyError``/``TypeError``/``AttributeError`` raised while reading it);
+  ``KeyError``/``TypeError``/``AttributeError`` raised while reading it); the reason names the
+  wrong fields by their payload path (``comment.id: field required``:
+  :func:`bot.github.common.from_payload`), never their values;
 * GitHub answered 4xx other than 401/403/409/429 (a retry would get the same answer).
 
 A delivery whose handling GitHub refuses because the App's installation is suspended (403 "This
@@ -48,7 +50,7 @@ from bot.app.intake import Rejected, content_kind, decode_payload
 from bot.app.worker import Paused, Unhandleable
 from bot.core.logins import same_login
 from bot.github.client import SUSPENDED_MESSAGE, installation_suspended
-from bot.github.common import PayloadError, error_to_raise, is_permanent
+from bot.github.common import PayloadError, describe_invalid, error_to_raise, is_permanent
 from bot.github.events import GITHUB_EVENTS
 from bot.store import Store
 from bot.sync import store as sync_store
@@ -172,8 +174,12 @@ class Dispatcher:
         try:
             try:
                 await self._run_all(event, ctx)
-            except (ValidationError, PayloadError) as e:
+            except PayloadError as e:
                 raise Unhandleable(f"malformed {d.event} payload: {_short(e)}") from None
+            except ValidationError as e:
+                # a model read without its payload path (:func:`bot.github.common.from_payload`
+                # gives one): its fields, never pydantic's text, which echoes the payload's values
+                raise Unhandleable(f"malformed {d.event} payload: {_short(describe_invalid(e))}") from None
             except (KeyError, TypeError, AttributeError) as e:
                 # deterministic for this payload: a retry would fail the same way
                 raise Unhandleable(f"{d.event} handler failed on this payload: {type(e).__name__}: {_short(e)}") from None

@@ -24,7 +24,8 @@ no hung deliveries     a delivery's last attempt ran past the delivery time limi
                        succeeded since (the worker would otherwise renew a hung handler's lease for
                        ever); a retry that succeeds clears it, one that ends dead is a dead letter
 no dead letters        a delivery is dead-lettered: a person must look (``forksync queue --state
-                       dead``, then ``--retry ID``)
+                       dead``, then ``--retry ID``, or ``--dismiss ID`` for one that can never
+                       succeed: a dismissed dead letter is no alarm)
 scheduled jobs         a fork's scheduled job (poll, reconcile, collect, l3, nightly, l2) failed on its
                        last ``job_failures`` ticks in a row (one failure shows on the status issue)
 =====================  ============================================================================

@@ -30,6 +30,7 @@ handling takes its worker process down (an OOM kill, a crash in native code) nev
 dead-letters it (:func:`bury_crashed`) rather than run it again.
 
     dead ──a later delivery that supersedes it is handled──> resolved (reason kept)
+    dead ──an operator dismisses it (``forksync queue --dismiss ID``)──> dismissed (reason kept)
 
 Resolving dead letters (a recovered failure must stop showing as failing; the history stays):
 
@@ -42,6 +43,13 @@ Resolving dead letters (a recovered failure must stop showing as failing; the hi
   adopting reads everything from GitHub again). Other events carry one-off work (a command, a
   push to one ref, one pull request's change) that a later event of the same name does not redo;
   their dead letters stay an alarm until redelivered or retried (``forksync queue --retry``).
+* A dead letter that can never succeed (GitHub signed a payload that lacks a field forksync needs:
+  a retry dead-letters it again) is *dismissed* by an operator (:func:`dismiss`): state
+  ``dismissed``, recorded with who, when and why (``dismissed_by``, ``dismissed_at``,
+  ``dismiss_reason``; its ``dead_reason`` kept). It is no longer an alarm (``/healthz``,
+  ``/metrics``, the status issue), but it is never deleted (:func:`prune` keeps it) and stays
+  listed: ``forksync queue``, the dashboard's health page (:func:`dismissed_letters`). A
+  redelivery or ``--retry`` queues it again; the dismissal stays recorded.
 
 De-duplication key: ``X-GitHub-Delivery`` plus ``X-GitHub-Hook-ID`` (GitHub reuses the GUID for a
 redelivery and for the same event sent to two hooks; see docs/github.md). A redelivery of a
@@ -66,7 +74,7 @@ from typing import Collection, Iterable
 
 from bot.store import Store, table
 
-STATES = ("queued", "processing", "done", "failed", "dead", "resolved", "paused")
+STATES = ("queued", "processing", "done", "failed", "dead", "resolved", "paused", "dismissed")
 
 #: ``(event, action)`` → the work it does, for :func:`_resolve_superseded`: a handled delivery resolves
 #: the dead letters of the same work on the same repository received no later (see the module doc).
@@ -101,6 +109,9 @@ DELIVERIES = table("webhook_deliveries", {
     "outcome": str,            # what the handlers did / why ignored
     "resolved_by": str,        # the delivery whose success ended this dead letter ("" if none)
     "resolved_at": float,
+    "dismissed_by": str,       # who dismissed this dead letter (the operator's login), "" if nobody did
+    "dismissed_at": float,
+    "dismiss_reason": str,     # why, as they said it ("" when they gave no reason)
 }, pk="id", indexes=[("state", "next_attempt_at"), ("received_at",), ("resolved_by",)])
 
 
@@ -163,6 +174,9 @@ class Delivery:
     outcome: str = ""
     redeliveries: int = 0
     resolved_by: str = ""
+    dismissed_by: str = ""
+    dismissed_at: float = 0.0
+    dismiss_reason: str = ""
 
     @classmethod
     def from_row(cls, row: dict) -> "Delivery":
@@ -174,7 +188,8 @@ class Delivery:
                    attempts=row["attempts"] or 0, received_at=row["received_at"] or 0.0,
                    last_error=row["last_error"] or "", dead_reason=row["dead_reason"] or "",
                    outcome=row["outcome"] or "", redeliveries=row["redeliveries"] or 0,
-                   resolved_by=row.get("resolved_by") or "")
+                   resolved_by=row.get("resolved_by") or "", dismissed_by=row.get("dismissed_by") or "",
+                   dismissed_at=row.get("dismissed_at") or 0.0, dismiss_reason=row.get("dismiss_reason") or "")
 
 
 def delivery_key(delivery_id: str, hook_id: str | None) -> str:
@@ -226,8 +241,9 @@ def enqueue(store: Store, *, delivery_id: str, hook_id: str | None, event: str, 
     """Store a verified delivery durably. Returns what happened:
 
     * ``"queued"`` — new delivery, now queued;
-    * ``"requeued"`` — a redelivery of a failed, dead or resolved delivery: queued again, attempts
-      reset (a dead one's ``dead_reason`` is kept: it becomes history once the redelivery is handled);
+    * ``"requeued"`` — a redelivery of a failed, dead, resolved or dismissed delivery: queued again,
+      attempts reset (a dead one's ``dead_reason`` is kept: it becomes history once the redelivery is
+      handled; a dismissal stays recorded);
     * ``"duplicate"`` — already done, queued or in progress: nothing changes (the redelivery
       counter is bumped so it stays visible).
     """
@@ -260,7 +276,7 @@ def _enqueue_one(c, *, delivery_id: str, hook_id: str | None, event: str, body: 
             (key, delivery_id, hook_id or "", event, s.get("action", ""), s.get("installation_id"),
              s.get("repo", ""), s.get("sender", ""), body, content_type, now, now))
         return "queued"
-    if row[0] in ("failed", "dead", "resolved"):
+    if row[0] in ("failed", "dead", "resolved", "dismissed"):
         c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?,"
                   " lease_owner='', lease_until=0, redeliveries=redeliveries+1"
                   " WHERE id=?", (now, key))
@@ -574,11 +590,24 @@ def release_orphans(store: Store, is_alive) -> list[str]:
 
 
 def retry_dead(store: Store, key: str, now: float | None = None) -> bool:
-    """Put a dead delivery back in the queue (``forksync queue --retry ID``)."""
+    """Put a dead, failed or dismissed delivery back in the queue (``forksync queue --retry ID``;
+    a dismissal stays recorded)."""
     now = time.time() if now is None else now
     with store.transaction() as c:
         cur = c.execute("UPDATE webhook_deliveries SET state='queued', attempts=0, next_attempt_at=?"
-                        " WHERE id=? AND state IN ('dead','failed')", (now, key))
+                        " WHERE id=? AND state IN ('dead','failed','dismissed')", (now, key))
+        return cur.rowcount == 1
+
+
+def dismiss(store: Store, key: str, *, by: str, reason: str = "", now: float | None = None) -> bool:
+    """Settle dead letter ``key`` that can never succeed (``forksync queue --dismiss ID``): state
+    ``dismissed``, ``by`` (who: the operator's login), ``now`` (epoch s) and ``reason`` (why, cut
+    to 1,000 characters) recorded, its ``dead_reason`` kept. No longer an alarm, still listed,
+    never pruned (see the module doc). Returns False when ``key`` is not a dead delivery."""
+    now = time.time() if now is None else now
+    with store.transaction() as c:
+        cur = c.execute("UPDATE webhook_deliveries SET state='dismissed', dismissed_by=?, dismissed_at=?,"
+                        " dismiss_reason=? WHERE id=? AND state='dead'", (by[:100], now, reason[:1000], key))
         return cur.rowcount == 1
 
 
@@ -587,7 +616,8 @@ def prune(store: Store, keep_s: float, now: float | None = None) -> int:
     and all; returns how many. Each row keeps the body GitHub signed (up to 25 MB), so without this
     the store grows with every delivery. GitHub redelivers only within 3 days ("Redelivering
     webhooks"), so a retention of days keeps every redelivery a ``duplicate``. Dead letters are
-    kept until resolved, and nothing queued, failed or in progress is touched."""
+    kept until resolved, dismissed ones for good (an operator's decision stays on record), and
+    nothing queued, failed or in progress is touched."""
     now = time.time() if now is None else now
     with store.transaction() as c:
         cur = c.execute("DELETE FROM webhook_deliveries WHERE (state='done' AND finished_at < ?)"
@@ -705,6 +735,24 @@ def dead_letters(store: Store, repo: str | None = None, limit: int = 20) -> list
             for i, e, a, r, dr, le, f in rows]
 
 
+def dismissed_letters(store: Store, repo: str | None = None, limit: int = 20) -> list[dict]:
+    """Dead letters an operator dismissed (:func:`dismiss`; of ``repo`` when given), newest
+    dismissal first: ``[{"id", "event", "action", "repo", "reason", "by", "at", "why"}]``
+    (``reason``: why it went dead; ``by``, ``at`` (epoch s) and ``why``: the dismissal)."""
+    sql = ("SELECT id, event, action, repo, dead_reason, dismissed_by, dismissed_at, dismiss_reason"
+           " FROM webhook_deliveries WHERE state='dismissed'")
+    args: list = []
+    if repo is not None:
+        sql += " AND repo=?"
+        args.append(repo)
+    with store.lock:
+        rows = store.conn.execute(sql + " ORDER BY dismissed_at DESC, id DESC LIMIT ?", [*args, limit]).fetchall()
+    return [{"id": i, "event": e or "", "action": a or "", "repo": r or "",
+             "reason": " ".join((dr or "no reason recorded").split())[:300], "by": b or "", "at": t or 0.0,
+             "why": " ".join((w or "").split())[:300]}
+            for i, e, a, r, dr, b, t, w in rows]
+
+
 def recent_errors(store: Store, limit: int = 20) -> list[dict]:
     """Deliveries whose last attempt failed (waiting for a retry, or dead), newest first:
     ``[{"id", "event", "repo", "error", "at"}]`` (``at``: epoch s of that attempt's end)."""
@@ -747,7 +795,8 @@ def as_json(d: Delivery) -> str:
 
 __all__ = ["paused_by_installation", "STATES", "QueuePolicy", "Delivery", "delivery_key", "summarize_payload", "enqueue", "enqueue_many",
            "claim", "claim_many", "finish_many", "complete", "fail", "pause", "resume_paused", "resolved_by", "SUPERSEDES",
-           "begin", "bury_crashed", "WORKER_DIED", "renew_leases", "hand_back", "release_orphans", "retry_dead", "prune", "counts",
+           "begin", "bury_crashed", "WORKER_DIED", "renew_leases", "hand_back", "release_orphans", "retry_dead", "dismiss",
+           "dismissed_letters", "prune", "counts",
            "listing", "get", "as_json",
            "recent_errors", "timed_out", "TIMED_OUT",
            "dead_letters", "dead_letter_alarm"]

@@ -208,14 +208,16 @@ def app_facts(store: Store, now: float, *, expect_worker: bool = False, recent_r
     """The App's health facts for the dashboard (``forksync.dashboard.health/1``): the status,
     problems and warnings ``/healthz`` answers, each fork's named (``/healthz`` counts those,
     :func:`bot.app.health.unnamed`), ``problem_forks`` and ``warning_forks`` (the fork each
-    line names, in the same order; ``""`` for the App as a whole), deliveries per state, dead letters, recent
-    errors, and the newest worker heartbeat (epoch s or None). ``store_refused``:
+    line names, in the same order; ``""`` for the App as a whole), deliveries per state, dead letters, the
+    dead letters an operator dismissed (no alarm, still shown: :func:`bot.app.queue.dismissed_letters`),
+    recent errors, and the newest worker heartbeat (epoch s or None). ``store_refused``:
     :meth:`GroupCommitter.refused` of the intake in this process."""
     depth, beat, found, warned = _health(store, now, expect_worker, recent_restarts, policy, store_refused)
     return {"status": "unhealthy" if found else "ok", "problems": [p.text for p in found],
             "problem_forks": [p.fork for p in found], "warnings": [w.text for w in warned],
             "warning_forks": [w.fork for w in warned], "deliveries": depth,
-            "dead": q.dead_letters(store), "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
+            "dead": q.dead_letters(store), "dismissed": q.dismissed_letters(store),
+            "recent_errors": q.recent_errors(store), "worker_heartbeat": beat}
 
 
 def _health(store: Store, now: float, expect_worker: bool, recent_restarts: int, policy: HealthPolicy,

@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import getpass
 import io
 import json
 import logging
@@ -434,13 +435,17 @@ def register(sub, common) -> None:
     # serve's own workers: every setting is in their environment already, checked by serve
     p.add_argument("--settings-from-serve", action="store_true", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_worker, registers_secrets=True)
-    p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry one")
+    p = sub.add_parser("queue", parents=[common], help="list webhook deliveries (incl. dead letters); retry or dismiss one")
     p.add_argument("--db", help="SQLite database [FORKSYNC_DB, forksync.db]")
     p.add_argument("--settings", metavar="FILE", help="settings file [FORKSYNC_SETTINGS_FILE, ./forksync.env when present]")
     p.add_argument("--state", action="append", choices=list(q.STATES),
                    help="only these states (repeatable)")
     p.add_argument("--limit", type=int, default=50, help="the newest N deliveries (default 50)")
-    p.add_argument("--retry", metavar="ID", help="put a dead/failed delivery back in the queue")
+    p.add_argument("--retry", metavar="ID", help="put a dead/failed (or dismissed) delivery back in the queue")
+    p.add_argument("--dismiss", metavar="ID", help="settle a dead letter that can never succeed (a malformed payload): "
+                                                   "no longer an alarm (/healthz, /metrics, the status issue), still "
+                                                   "listed (--state dismissed), never deleted; recorded with who and when")
+    p.add_argument("--reason", metavar="TEXT", default="", help="with --dismiss: why, kept with the dismissal")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.set_defaults(func=cmd_queue)
 
@@ -449,11 +454,19 @@ def cmd_queue(args: argparse.Namespace) -> int:
     db = settings_from(args).db       # the same database as serve's: flag, environment, settings file, default
     if not Path(db).exists():
         raise UserError(text("serve", "no_database", db=db))
+    if args.reason and not args.dismiss:
+        raise UserError(text("serve", "reason_without_dismiss"))
     with open_store(db) as store:
         if args.retry:
             if not q.retry_dead(store, args.retry):
                 raise UserError(text("serve", "no_such_delivery", id=repr(args.retry)))
             say("serve", "queued_again", id=args.retry)
+            return 0
+        if args.dismiss:
+            who = operator_login()
+            if not q.dismiss(store, args.dismiss, by=who, reason=" ".join(args.reason.split())):
+                raise UserError(text("serve", "no_dead_delivery", id=repr(args.dismiss)))
+            say("serve", "dismissed", id=args.dismiss, by=who)
             return 0
         rows = q.listing(store, args.state, args.limit)
         counts = q.counts(store)
@@ -465,8 +478,19 @@ def cmd_queue(args: argparse.Namespace) -> int:
     for d in rows:
         # a dead letter that a later success did the work of is kept as history, with what resolved it;
         # a paused delivery says why it waits (its installation is suspended)
-        say("serve", "delivery", d=d, when=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(d.received_at)))
+        say("serve", "delivery", d=d, when=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(d.received_at)),
+            dismissed_when=time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(d.dismissed_at)))
     return 0
+
+
+def operator_login() -> str:
+    """Who runs ``forksync queue`` (its login: ``LOGNAME``, ``USER``, else the uid's account name),
+    recorded with a dismissal; ``"unknown"`` when the system has no name for them (a container's
+    uid without a passwd entry)."""
+    try:
+        return getpass.getuser() or "unknown"
+    except (KeyError, OSError):
+        return "unknown"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -46,7 +46,7 @@ from bot.commands import store as commands_store
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.core.logins import among, same_login
-from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, permission, react, render, split_repo
+from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, from_payload, permission, react, render, split_repo
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text, load_fork_config
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -154,9 +154,9 @@ def previous_body(data: dict) -> str | None:
 async def on_comment(ctx, data: dict) -> None:
     """Run the ``/forksync`` commands of an ``issue_comment`` payload ``data`` (created or edited);
     for an edit, take back the commands whose lines it removed; for ``deleted``, those the comment held."""
-    comment = _Comment.model_validate(data["comment"])
-    issue = _Issue.model_validate(data["issue"])
-    repo = RepoRef.model_validate(data["repository"])
+    comment = from_payload(_Comment, data, "comment")
+    issue = from_payload(_Issue, data, "issue")
+    repo = from_payload(RepoRef, data, "repository")
     await _on_text(ctx, data, _Source(repo, issue.number, issue.pull_request is not None, comment, str(comment.id)))
 
 
@@ -168,7 +168,7 @@ async def on_review(ctx, data: dict) -> None:
     review = data["review"]
     comment = _Comment(id=int(review["id"]), body=review.get("body") or "", user=review.get("user"),
                        html_url=review.get("html_url") or "", created_at=review.get("submitted_at") or "")
-    repo = RepoRef.model_validate(data["repository"])
+    repo = from_payload(RepoRef, data, "repository")
     src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-{comment.id}", reactions=False)
     await _on_text(ctx, data, src)
 
@@ -177,8 +177,8 @@ async def on_review_comment(ctx, data: dict) -> None:
     """Run the ``/forksync`` commands of a ``pull_request_review_comment`` payload ``data`` (a
     comment on a line of the diff; created, edited or deleted) under the rules of a conversation
     comment's; the replies go to the PR's conversation (no 👀: the reply acknowledges)."""
-    comment = _Comment.model_validate(data["comment"])
-    repo = RepoRef.model_validate(data["repository"])
+    comment = from_payload(_Comment, data, "comment")
+    repo = from_payload(RepoRef, data, "repository")
     src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-comment-{comment.id}",
                   reactions=False)
     await _on_text(ctx, data, src)

@@ -592,7 +592,7 @@ def triage(store: Store, fork: str, now: float, policy: Policy, nightlies: int =
 # --------------------------------------------------------------------------- health
 def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: Callable[[str], bool] = lambda f: True) -> dict:
     """``forksync.dashboard.health/1``: ``app_facts`` is what the App reports (``status``,
-    ``problems`` with ``problem_forks``, ``warnings``, ``deliveries``, ``dead``, ``recent_errors``,
+    ``problems`` with ``problem_forks``, ``warnings``, ``deliveries``, ``dead``, ``dismissed``, ``recent_errors``,
     ``worker_heartbeat``: epoch s or None; :func:`bot.app.web.app_facts`)."""
     beat = app_facts.get("worker_heartbeat")
     forks_out = []
@@ -616,6 +616,9 @@ def health(store: Store, now: float, policy: Policy, app_facts: dict, allowed: C
             "deliveries": dict(app_facts.get("deliveries", {})),
             "dead": [{k: d.get(k) for k in ("id", "event", "repo", "reason")} for d in app_facts.get("dead", [])
                      if not d.get("repo") or allowed(d["repo"])],
+            # settled by an operator: no alarm any more, but shown, so a dismissal is never silent
+            "dismissed": [{**{k: d.get(k) for k in ("id", "event", "repo", "reason", "by", "why")}, "at": iso(d.get("at"))}
+                          for d in app_facts.get("dismissed", []) if not d.get("repo") or allowed(d["repo"])],
             "recent_errors": [{**e, "at": iso(e.get("at"))} for e in app_facts.get("recent_errors", [])
                               if not e.get("repo") or allowed(e["repo"])],
             "worker_heartbeat": iso(beat), "worker_heartbeat_age_s": (now - beat) if beat else None, "forks": forks_out}

@@ -58,6 +58,63 @@ class PayloadError(ValueError):
     """A payload lacks what a handler needs (raised by handlers; becomes a dead-letter reason)."""
 
 
+#: What a payload field should be, by pydantic's error type (pydantic.dev/errors/validation_errors),
+#: in JSON's words: pydantic's own messages name Python types and the model's class
+#: ("a valid dictionary or instance of _Comment").
+_SHOULD_BE = {
+    "missing": "field required",
+    "model_type": "should be an object", "dict_type": "should be an object",
+    "model_attributes_type": "should be an object",
+    "int_type": "should be an integer", "int_parsing": "should be an integer",
+    "int_from_float": "should be an integer",
+    "float_type": "should be a number", "float_parsing": "should be a number",
+    "string_type": "should be a string", "bool_type": "should be true or false",
+    "bool_parsing": "should be true or false", "list_type": "should be an array",
+}
+
+
+def payload_path(parts) -> str:
+    """Pure: a payload path as docs and GitHub's webhook reference write it: keys joined by dots,
+    list positions in brackets (``("repositories_added", 0, "full_name")`` →
+    ``repositories_added[0].full_name``)."""
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def describe_invalid(e, at: tuple = ()) -> str:
+    """Pure: pydantic's ``ValidationError`` ``e`` for a model read at payload path ``at`` as one
+    line, each wrong field by its payload path and what it should be
+    (``comment.id: field required; comment.body: should be a string``). Never the field's value
+    (a payload carries people's text), the model's class name nor pydantic's URL."""
+    lines = []
+    for err in e.errors(include_url=False, include_input=False):
+        what = _SHOULD_BE.get(err["type"]) or err["msg"].replace("Input should be", "should be")
+        lines.append(f"{payload_path((*at, *err['loc'])) or 'the payload'}: {what}")
+    return "; ".join(dict.fromkeys(lines))
+
+
+def from_payload(model, data: Any, *path: str):
+    """``model`` (a pydantic model class) read from ``data`` at payload path ``path`` (keys, e.g.
+    ``"comment"``). Raises :class:`PayloadError` naming each wrong field by its payload path
+    (``comment.id: field required``; :func:`describe_invalid`), so a dead letter says which field
+    of the event GitHub sent was missing or wrong."""
+    from pydantic import ValidationError
+
+    cur = data
+    for i, key in enumerate(path):
+        if not isinstance(cur, dict):
+            raise PayloadError(f"{payload_path(path[:i]) or 'the payload'}: should be an object")
+        if key not in cur:
+            raise PayloadError(f"{payload_path(path[:i + 1])}: field required")
+        cur = cur[key]
+    try:
+        return model.model_validate(cur)
+    except ValidationError as e:
+        raise PayloadError(describe_invalid(e, tuple(path))) from None
+
+
 def is_permanent(e: BaseException) -> bool:
     """Would a retry of the same work fail the same way? GitHub's 4xx other than 401/403/409/429
     (401/403: a token or grant that can be fixed; 409: a conflict that moves; 429: a rate limit),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef, split_repo
+from bot.github.common import RepoRef, from_payload, split_repo
 from bot.sync.prs import off_base
 from bot.validation import store as vstore
 from bot.validation.checks import parse_external_id
@@ -40,7 +40,7 @@ async def _pr_for_sha(ctx, full: str, sha: str, listed: list, base: str) -> int 
 @router.register("check_run", action="rerequested")
 async def on_rerequested(event, ctx) -> None:
     run = event.data["check_run"]
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     ext = parse_external_id(run.get("external_id"))
     if run.get("name") != GATE_CHECK and ext is None:
         return

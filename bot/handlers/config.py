@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef
+from bot.github.common import RepoRef, from_payload
 from bot.github.fork_config import config_touched, report_config
 
 router = routing.Router()
@@ -12,7 +12,7 @@ router = routing.Router()
 
 @router.register("push")
 async def on_push_config(event, ctx) -> None:
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     ref = event.data.get("ref")
     if ref != f"refs/heads/{repo.default_branch}":
         return

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef
+from bot.github.common import RepoRef, from_payload
 from bot.github.matching import open_prs_for_head
 from bot.validation.gate import GATE_CHECK
 
@@ -31,7 +31,7 @@ async def _on_open_pr(event, ctx, step: str) -> None:
     """Run ``ValidationService.<step>`` (``validate_pr`` or ``evaluate``) for an open PR; one into
     another base than the branch forksync syncs is turned away there, with a note (that branch is
     the trusted configuration's ``fork.ref``, which the event cannot tell)."""
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     pr = event.data["pull_request"]
     if pr.get("state") != "open":
         return
@@ -60,7 +60,7 @@ async def on_check_completed(event, ctx) -> None:
     run = event.data["check_run"]
     if run.get("name") == GATE_CHECK or str(run.get("name", "")).startswith("forksync/"):
         return
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     numbers = [int(p["number"]) for p in run.get("pull_requests") or []]
     if not numbers:
         # runs from other repositories (PRs from forks) and unassociated runs come without a PR

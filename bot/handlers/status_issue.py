@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef
+from bot.github.common import RepoRef, from_payload
 from bot.sync import status_issue
 
 router = routing.Router()
@@ -15,5 +15,5 @@ async def on_issue_edited(event, ctx) -> None:
     issue = event.data["issue"]
     if status_issue.MARK not in (issue.get("body") or ""):
         return
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     await status_issue.on_ticked(ctx, ctx.sync, repo.full_name, issue)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef
+from bot.github.common import RepoRef, from_payload
 from bot.sync import prs
 
 router = routing.Router()
@@ -13,7 +13,7 @@ router = routing.Router()
 
 @router.register("pull_request", action="synchronize")
 async def on_synchronize(event, ctx) -> None:
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     pr = event.data["pull_request"]
     if await prs.on_pushed(ctx, ctx.sync, repo.full_name, pr) == "folded" \
             and ctx.validation:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef
+from bot.github.common import RepoRef, from_payload
 from bot.sync import upstream
 
 router = routing.Router()
@@ -14,6 +14,6 @@ router = routing.Router()
 
 @router.register("push")
 async def on_upstream_push(event, ctx) -> None:
-    repo = RepoRef.model_validate(event.data["repository"])
+    repo = from_payload(RepoRef, event.data, "repository")
     await upstream.on_upstream_push(ctx, ctx.sync, repo.full_name, event.data.get("ref") or "",
                                     event.data.get("after"))

@@ -30,7 +30,7 @@ def test_enqueue_claim_complete_and_redelivery_of_done_is_ignored(store):
     assert put(store, "g1", now=1004) == "duplicate"        # done: not processed again
     assert q.claim(store, "w1", POLICY, now=2000) is None
     assert q.get(store, "g1/7").redeliveries == 2
-    assert q.counts(store) == {"queued": 0, "processing": 0, "done": 1, "failed": 0, "dead": 0, "resolved": 0, "paused": 0}
+    assert q.counts(store) == {"queued": 0, "processing": 0, "done": 1, "failed": 0, "dead": 0, "resolved": 0, "paused": 0, "dismissed": 0}
 
 
 def test_failed_delivery_is_retried_after_backoff_then_dead_with_reason(store):

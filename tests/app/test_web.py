@@ -195,7 +195,7 @@ async def test_healthz_and_metrics(env):
                            last_fetch_error="403 Forbidden"))
     r = await client.get("/healthz")
     assert (r.status, await r.json()) == (200, {"status": "ok", "queue": {
-        "queued": 1, "processing": 0, "done": 0, "failed": 0, "dead": 0, "resolved": 0, "paused": 0}})
+        "queued": 1, "processing": 0, "done": 0, "failed": 0, "dead": 0, "resolved": 0, "paused": 0, "dismissed": 0}})
     # the view a metrics token's bearer gets, every fork named
     text = generate_latest(client.server.app[METRICS_KEY].registry).decode()
     assert 'forksync_webhook_deliveries_total{event="ping",outcome="queued"} 1.0' in text

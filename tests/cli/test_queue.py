@@ -52,7 +52,7 @@ def test_queue_lists_dead_letters_and_retries(tmp_path, capsys):
         q.fail(store, d.id, "w", "no handler for event 'frobnicate'", permanent=True, now=1003)
     assert main(["queue", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "queued=0  processing=0  done=1  failed=0  dead=1  resolved=0  paused=0"
+    assert out.splitlines()[0] == "queued=0  processing=0  done=1  failed=0  dead=1  resolved=0  paused=0  dismissed=0"
     assert "dead       bad" in out and "frobnicate.x" in out and "meta/triton" in out
     assert "    dead: cannot be handled: no handler for event 'frobnicate'" in out
     assert main(["queue", "--db", str(db), "--state", "dead", "--json"]) == 0
@@ -68,7 +68,7 @@ def test_queue_lists_dead_letters_and_retries(tmp_path, capsys):
         q.complete(store, d.id, "w", "handled")
     assert main(["queue", "--db", str(db)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0] == "queued=0  processing=0  done=2  failed=0  dead=0  resolved=0  paused=0"
+    assert out.splitlines()[0] == "queued=0  processing=0  done=2  failed=0  dead=0  resolved=0  paused=0  dismissed=0"
     assert "    was dead: cannot be handled: no handler for event 'frobnicate'\n    resolved by bad\n" in out
 
 

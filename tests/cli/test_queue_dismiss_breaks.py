@@ -1,0 +1,66 @@
+"""``forksync queue --dismiss ID [--reason TEXT]``: the operator's way to settle a dead letter that
+can never succeed (a signed but malformed delivery), on a real store. Before, ``forksync queue``
+offered only ``--retry``, which dead-lettered it again, so ``/healthz`` stayed 503 for ever."""
+import json
+
+from bot.app import queue as q
+from bot.cli.main import main
+from bot.store import Store
+
+
+def _dead(db):
+    with Store(db) as store:
+        q.enqueue(store, delivery_id="bad", hook_id="", event="issue_comment", body=b"{}",
+                  summary={"action": "created", "repo": "meta/triton"}, now=1000)
+        d = q.claim(store, "w", now=1001)
+        q.fail(store, d.id, "w", "malformed issue_comment payload: comment.id: field required", permanent=True, now=1002)
+
+
+def test_dismiss_settles_a_dead_letter_and_keeps_it_listed(tmp_path, capsys, monkeypatch):
+    db = tmp_path / "q.db"
+    _dead(db)
+    monkeypatch.setenv("LOGNAME", "ops-ana")
+    assert main(["queue", "--db", str(db)]) == 0
+    listed = capsys.readouterr().out
+    # the listing says what can be done with a dead letter, --dismiss included
+    assert "forksync queue --dismiss bad --reason" in listed
+    assert main(["queue", "--db", str(db), "--dismiss", "bad", "--reason", "GitHub sent it without comment.id"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "bad: dismissed by ops-ana (no longer a dead-letter alarm: /healthz and /metrics drop it now, its fork's status "
+        "issue at its next render; `forksync queue --state dismissed` lists it)")
+    with Store(db) as store:
+        assert q.counts(store)["dead"] == 0 and q.dead_letter_alarm(store) == ""
+        d = q.get(store, "bad")
+        assert (d.state, d.dismissed_by, d.dismiss_reason) == ("dismissed", "ops-ana", "GitHub sent it without comment.id")
+        assert d.dead_reason == "cannot be handled: malformed issue_comment payload: comment.id: field required"
+    assert main(["queue", "--db", str(db), "--state", "dismissed"]) == 0
+    out = capsys.readouterr().out
+    assert "dismissed=1" in out.splitlines()[0] and "dead=0" in out.splitlines()[0]
+    assert "dismissed  bad" in out
+    assert "    was dead: cannot be handled: malformed issue_comment payload: comment.id: field required" in out
+    assert "    dismissed by ops-ana at " in out and ": GitHub sent it without comment.id" in out
+    assert main(["queue", "--db", str(db), "--state", "dismissed", "--json"]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (row["state"], row["dismissed_by"], row["dismiss_reason"]) == ("dismissed", "ops-ana",
+                                                                          "GitHub sent it without comment.id")
+
+
+def test_dismiss_without_a_reason_and_of_what_is_not_dead(tmp_path, capsys, monkeypatch):
+    db = tmp_path / "q.db"
+    _dead(db)
+    monkeypatch.setenv("LOGNAME", "ops-ana")
+    assert main(["queue", "--db", str(db), "--dismiss", "nope"]) == 2
+    assert capsys.readouterr().err == "forksync: no dead delivery 'nope' to dismiss (see `forksync queue --state dead`)\n"
+    # a reason without a delivery to dismiss is said, not dropped
+    assert main(["queue", "--db", str(db), "--reason", "why"]) == 2
+    assert capsys.readouterr().err == "forksync: --reason goes with --dismiss ID: it says why that dead letter is dismissed\n"
+    assert main(["queue", "--db", str(db), "--dismiss", "bad"]) == 0
+    capsys.readouterr()
+    assert main(["queue", "--db", str(db), "--dismiss", "bad"]) == 2
+    assert "no dead delivery 'bad' to dismiss" in capsys.readouterr().err
+    assert main(["queue", "--db", str(db), "--state", "dismissed"]) == 0
+    assert ": no reason given" in capsys.readouterr().out
+    # the operator changes their mind: a dismissed delivery can be retried like a dead one
+    assert main(["queue", "--db", str(db), "--retry", "bad"]) == 0
+    with Store(db) as store:
+        assert q.get(store, "bad").state == "queued"
