@@ -91,6 +91,18 @@ def test_from_junit_rejects_garbage():
         from_junit("<not closed", where="out/kernels-junit.xml")
 
 
+@pytest.mark.parametrize("xml", [
+    '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" '
+    'skipped="0" tests="0" time="0.01"/></testsuites>',
+    '<testsuite name="pytest" tests="0"></testsuite>'])
+def test_from_junit_refuses_a_report_with_no_test_case(xml):
+    """pytest writes such a file when it collected nothing (a path typo, a conftest that skipped the
+    module, ``-k`` matching nothing): a suite that ran no test is no green nightly, and reading it
+    as one would also use up the nightly's run id. Refused, saying why, like an empty file."""
+    with pytest.raises(RecordError, match=r"out/kernels-junit\.xml: JUnit XML with no test case"):
+        from_junit(xml, where="out/kernels-junit.xml")
+
+
 LIT = """-- Testing: 3 tests, 2 workers --
 FAIL: TRITON :: TritonGPU/loop-pipeline-hopper.mlir (1 of 3)
 ******************** TEST 'TRITON :: TritonGPU/loop-pipeline-hopper.mlir' FAILED ********************
