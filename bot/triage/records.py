@@ -192,7 +192,8 @@ def from_run_result(result: Any, run: str = "", time: int | None = None) -> list
 
 def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platform: str = "",
                time: int = 0, suite: str = "", where: str = "<junit>") -> list[FailureRecord]:
-    """Records from JUnit XML (junitparser). Raises :class:`RecordError` naming ``where``."""
+    """Records from JUnit XML (junitparser). Raises :class:`RecordError` naming ``where`` for text that is
+    not JUnit XML and for a report with no test case (the suite ran nothing)."""
     from junitparser import Error, Failure, JUnitXml, Skipped
 
     text = xml_text if isinstance(xml_text, str) else xml_text.decode(errors="replace")
@@ -223,6 +224,12 @@ def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platfo
                 test=normalize_test_id(raw), outcome=outcome, raw_test=raw, message=message,
                 text=text, platform=platform, commit=commit, run=run, time=time, suite=suite,
                 source="junit"))
+    if not out and not any(True for s in suites for _ in s):
+        # pytest writes this when it collected nothing (a path typo, a conftest skipping the module, -k
+        # matching nothing): no test ran, so no outcome says the nightly was green
+        raise RecordError(f"{where}: JUnit XML with no test case: the suite collected or ran no test (a path or -k "
+                          f"that matches nothing, a collection that stopped early), which is no nightly's result; "
+                          f"pass the job's log instead, or fix the suite")
     return out
 
 
