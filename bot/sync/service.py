@@ -1216,7 +1216,8 @@ class SyncService:
                    else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {})
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
                                              "published_at": self.now(), "reason": reason,
-                                             "by_rules_json": json.dumps(by_rules), **drafted})
+                                             "by_rules_json": json.dumps(by_rules), **drafted,
+                                             "pr_draft": int(bool(pr.get("draft")))})
         if full_name in self._pr_texts:     # within a sync: what a dependency's close renders again
             self._pr_texts[full_name][unit.id] = told
         if res.kept:
@@ -1642,6 +1643,10 @@ class SyncService:
                 return render_part("github/upstream_rewound.txt.j2", "unit", r=rewound, shas=held[r["unit_id"]])
             if r.get("conflict_sha"):
                 return render_part(TEXTS, "state_conflict", sha=r["conflict_sha"][:12])
+            if r.get("pr_draft"):
+                # forksync's own draft leaves draft when the gate finds it whole and L1 green; a
+                # person's stays one until they mark it ready (bot.validation.gate_inputs.person_draft)
+                return render_part(TEXTS, "state_draft", person=r.get("draft_by_forksync") == 0)
             return "open"
 
         def agent(r: dict) -> str:

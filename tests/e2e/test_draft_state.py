@@ -36,7 +36,7 @@ async def person_sets_draft(w, number: int, draft: bool) -> None:
     assert pr["draft"] is draft
     payload = w.fake.webhooks.build("pull_request", "converted_to_draft" if draft else "ready_for_review", {
         "number": number, "pull_request": pr, "repository": await w.alice.getitem("/repos/meta/triton"),
-        "sender": await w.alice.getitem("/users/alice"), "installation": {"id": w.inst}},
+        "sender": await w.alice.getitem("/user"), "installation": {"id": w.inst}},
         template="pull_request.labeled")
     payload.pop("label", None)
     await w.fake.webhooks.deliver("pull_request", payload, validate=False)
