@@ -733,6 +733,7 @@ SYNC_CASES: dict[str, dict] = {
     "state_person": dict(),
     "state_rebase": dict(),
     "state_blocked": dict(what=f"its pick of upstream {S2[:12]} failed"),
+    "state_draft": dict(person=True),
     "state_conflict": dict(sha=S2[:12]),
     "status_off": dict(),
     "status_issue": dict(number=7, what="updated"),

@@ -233,7 +233,7 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
         elif not pr:
             pr_state = "missing"
         else:
-            pr_state = "open"
+            pr_state = "draft" if r.get("pr_draft") else "open"     # as forksync last saw the PR
         cw = check_waits.get(r["branch"])
         check_wait = ({"checks": list(cw.get("checks") or ()), "since": cw.get("since") or None,
                        "age_s": (now - cw["since"]) if cw.get("since") else None, "overdue": bool(cw.get("overdue")),

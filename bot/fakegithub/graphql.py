@@ -67,6 +67,6 @@ async def serve(fake, request, body: bytes) -> tuple[int, dict]:
         if repo.issues[pull.number].state != "open":
             return 200, _error("Pull request is closed")
         # GitHub also sends pull_request.ready_for_review / converted_to_draft; the webhook pack
-        # the fake is held to has no schema for them (and forksync does not subscribe), so none
+        # the fake is held to has no schema for them, so none (tests deliver them themselves)
         pull.draft = draft
     return 200, {"data": {m.group(1): {"pullRequest": {"number": pull.number, "isDraft": pull.draft}}}}

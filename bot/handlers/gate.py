@@ -4,6 +4,9 @@
   the gate (:meth:`bot.validation.service.ValidationService.validate_pr`);
 * ``pull_request_review.submitted`` / ``dismissed`` and ``pull_request.labeled`` / ``unlabeled``
   (the hold label, area labels) → re-evaluate (an owner's approval may be what was missing);
+* ``pull_request.ready_for_review`` / ``converted_to_draft`` → re-evaluate, which records the
+  PR's draft state for the status issue and the dashboard; a conversion to draft makes the draft
+  the person's (the gate leaves it a draft);
 * ``check_run.completed`` of another app's check on a PR head → re-evaluate (the no-suites
   fallback reads those checks). forksync's own check runs are dropped by the loop guard. A run
   whose ``pull_requests`` is empty (from another repository, or not associated by GitHub) is
@@ -52,6 +55,20 @@ async def on_pull_request(event, ctx) -> None:
 @router.register("pull_request", action="unlabeled")
 @router.register("pull_request", action="ready_for_review")     # a person's draft made ready: decide again
 async def on_review(event, ctx) -> None:
+    await _on_open_pr(event, ctx, "evaluate")
+
+
+@router.register("pull_request", action="converted_to_draft")
+async def on_converted_to_draft(event, ctx) -> None:
+    """A person turned an open PR into a draft (forksync never converts one; its own
+    drafts are opened so): on a sync PR the draft is theirs — the gate does not take it out of
+    draft (:func:`bot.validation.gate_inputs.person_draft`) — and the status issue and the
+    dashboard say draft; then the gate decides again."""
+    repo = RepoRef.model_validate(event.data["repository"])
+    pr = event.data["pull_request"]
+    if pr.get("state") != "open":
+        return
+    ctx.validation.drafted_by_person(ctx, repo.full_name, pr)
     await _on_open_pr(event, ctx, "evaluate")
 
 

@@ -1183,9 +1183,14 @@ class SyncService:
         reason = unit.reason
         if not reason or reason.split()[1:2] in ([f"forksync/{unit.id}"], [f"forksync/{unit.id}:"]):
             reason = published.get("reason") or reason
+        # picks on the branch that change nothing (a rule or a person kept the fork's side of every
+        # conflicted file, or the fork already had the change): they land as empty commits, and
+        # the ledger records their upstream commits NO_OP (bot.core.ledger), which the body says
+        empty = await self._empty_picks(git_dir, core.fork_head, res.tip, unit.shas) if res.tip else {}
         told = _PrText(unit=replace(unit, reason=reason), branch=branch, title=title, tip=res.tip or "",
                        conflict=res.conflict or "",
                        body_kw={"commits": commits, "upstream": upstream, "upstream_url": up_url, "by_rules": by_rules,
+                                "empty": empty,
                                 "deferred": core.deferred, "wont_port": core.wont_port,
                                 "merge_method": cfg.github.merge_method, "stopped": stopped, "branch": branch,
                                 "agents": bool(cfg.agents and cfg.agents.conflict_resolution)})
@@ -1211,7 +1216,8 @@ class SyncService:
                    else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened" else {})
         sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
                                              "published_at": self.now(), "reason": reason,
-                                             "by_rules_json": json.dumps(by_rules), **drafted})
+                                             "by_rules_json": json.dumps(by_rules), **drafted,
+                                             "pr_draft": int(bool(pr.get("draft")))})
         if full_name in self._pr_texts:     # within a sync: what a dependency's close renders again
             self._pr_texts[full_name][unit.id] = told
         if res.kept:
@@ -1534,6 +1540,27 @@ class SyncService:
                 picks.append(full)
         return picks
 
+    async def _empty_picks(self, git_dir: Path, base: str, tip: str, shas: Sequence[str]) -> dict[str, str]:
+        """The picks of ``base..tip`` that change nothing: ``{upstream sha: fork sha}`` for each
+        non-merge commit whose ``Upstream-Commit`` trailer names one of ``shas`` (full upstream shas,
+        a trailer may abbreviate) and whose tree is its parent's — the ledger's empty pick
+        (:mod:`bot.core.ledger`: one parent, no files), which lands NO_OP. A conflict commit or a
+        rule commit carries no ``Upstream-Commit`` and is never counted."""
+        out = await self._git(git_dir, "log", "--no-merges", "--no-renames", "--name-only",
+                              "--format=%x00%H%x01%(trailers:key=Upstream-Commit,valueonly,separator=%x01)",
+                              f"{base}..{tip}")
+        empty: dict[str, str] = {}
+        for rec in out.split("\0")[1:]:
+            head, _, files = rec.partition("\n")
+            fork_sha, *named = head.split("\x01")
+            if files.strip():
+                continue
+            for u in filter(None, (n.strip().lower() for n in named)):
+                full = next((s for s in shas if s.startswith(u)), None)
+                if full:
+                    empty.setdefault(full, fork_sha)
+        return empty
+
     async def _remote_tip(self, git_dir: Path, url: str, ref: str, secrets: list[str]) -> str | None:
         """The sha GitHub's ``ref`` is at now (ls-remote): ``""`` when it has no such ref, None when
         GitHub could not be asked (nothing is known)."""
@@ -1616,6 +1643,10 @@ class SyncService:
                 return render_part("github/upstream_rewound.txt.j2", "unit", r=rewound, shas=held[r["unit_id"]])
             if r.get("conflict_sha"):
                 return render_part(TEXTS, "state_conflict", sha=r["conflict_sha"][:12])
+            if r.get("pr_draft"):
+                # forksync's own draft leaves draft when the gate finds it whole and L1 green; a
+                # person's stays one until they mark it ready (bot.validation.gate_inputs.person_draft)
+                return render_part(TEXTS, "state_draft", person=r.get("draft_by_forksync") == 0)
             return "open"
 
         def agent(r: dict) -> str:

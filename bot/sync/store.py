@@ -108,10 +108,16 @@ SYNC_BRANCHES = table("sync_branches", {
     # current unit's PR. "" / NULL in rows written before, and while there was none
     "earlier_prs": str,
     # 1 when forksync opened the unit's PR as a draft (a chain at a conflict, or decided by rules),
-    # 0 when it opened it ready or a person opened it (their draft state is theirs): only its own
+    # 0 when it opened it ready, a person opened it, or a person converted it to a draft
+    # (record_person_draft: their draft state is theirs): only its own
     # drafts does it take out of draft (bot.validation.gate_inputs.person_draft); NULL in rows
     # written before (taken as forksync's)
     "draft_by_forksync": int,
+    # 1 while the unit's PR is a draft on GitHub, 0 while it is ready for review, as forksync last
+    # saw it: the PR it opened or updated, the PR each gate evaluation reads, the draft state the
+    # gate took it out of, and GitHub's ready_for_review / converted_to_draft. The status issue and
+    # the dashboard say "draft" by it; NULL in rows written before (then said "open")
+    "pr_draft": int,
     # why the unit is a bundle or a chain as its PR last said it (Unit.reason): a later plan that
     # finds the branch only in flight keeps it; "" / NULL in rows written before
     "reason": str,
@@ -376,6 +382,34 @@ def save_branch(store, **row) -> None:
     row["key"] = f"{row['repo']}:{row['branch']}"
     with store.lock:
         store.db["sync_branches"].upsert(row, pk="key", alter=True)
+
+
+def record_pr_draft(store, repo: str, branch: str, number: int, draft: bool) -> bool:
+    """Record that PR ``number`` of ``branch`` of fork ``repo`` is a draft (``draft``) or ready,
+    on the unit's open row that speaks for that PR (``sync_branches.pr``; nothing else is
+    written). Returns whether the row changed (the status issue then wants a render)."""
+    row = _row_of_pr(store, repo, branch, number)
+    if row is None or row.get("pr_draft") == int(draft):
+        return False
+    save_branch(store, repo=repo, branch=branch, pr_draft=int(draft))
+    return True
+
+
+def record_person_draft(store, repo: str, branch: str, number: int) -> bool:
+    """Record that a person made PR ``number`` of ``branch`` of fork ``repo`` a draft (GitHub's
+    ``converted_to_draft``; forksync only ever opens drafts, never converts one): the draft is
+    theirs to end (``draft_by_forksync`` 0, :func:`bot.validation.gate_inputs.person_draft`), on
+    the unit's open row that speaks for that PR. Returns whether the row changed."""
+    row = _row_of_pr(store, repo, branch, number)
+    if row is None or row.get("draft_by_forksync") == 0:
+        return False
+    save_branch(store, repo=repo, branch=branch, draft_by_forksync=0)
+    return True
+
+
+def _row_of_pr(store, repo: str, branch: str, number: int) -> dict | None:
+    row = branch_row(store, repo, branch)
+    return row if row and row.get("state") == "open" and int(row.get("pr") or 0) == int(number) else None
 
 
 def begin_push(store: Store, repo: str, branch: str, tip: str, at: float, record: dict | None = None) -> None:

@@ -259,8 +259,9 @@ def person_draft(store, full: str, pr: dict, bot_login: str | None = None) -> bo
     """Whether forksync did not open this draft sync PR as a draft, so the draft is a person's:
     a person opened the PR on the unit's branch (:func:`bot.sync.prs.opened_by_person` against
     ``bot_login``: from the moment it opens, before any sync records it as the unit's), or its row's
-    ``draft_by_forksync`` is 0 (forksync opened it ready, or recorded a person's PR). Rows written
-    before the column say nothing (NULL): forksync's."""
+    ``draft_by_forksync`` is 0 (forksync opened it ready, recorded a person's PR, or a person
+    converted it to a draft: :func:`bot.sync.store.record_person_draft`). Rows written before the
+    column say nothing (NULL): forksync's."""
     if sync_prs.opened_by_person(pr, bot_login):
         return True
     row = unit_row(store, full, pr)

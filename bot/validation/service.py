@@ -431,6 +431,11 @@ class ValidationService:
                 if await mark_ready(ctx.gh, pr):
                     notes.append(f"#{number} left draft: whole, L1 green on {state.head_sha[:12]}")
                     pr = {**pr, "draft": False}
+            if sync_pr:
+                # the PR's draft state as read here (and as the gate left it): what the status
+                # issue and the dashboard say of the unit; a change re-renders the issue after
+                (waits if waits is not None else []).append(sync_store.record_pr_draft(
+                    ctx.store, full, pr["head"]["ref"], number, bool(pr.get("draft"))))
             if "merge" in decision.actions and not (sync_pr or explicit) and not foreign:
                 extra.append("Not a sync PR: forksync does not merge it by itself; `/forksync merge` asks it to.")
             if "merge" in decision.actions and (sync_pr or explicit):
@@ -463,6 +468,15 @@ class ValidationService:
         elif "run-suites" in decision.actions:
             return notes + await self.validate_pr(ctx, full, number, explicit=explicit, _round=_round + 1, seen=seen)
         return notes
+
+    def drafted_by_person(self, ctx, full: str, pr: dict) -> bool:
+        """Record that a person turned sync PR ``pr`` (GitHub's PR object from
+        ``pull_request.converted_to_draft``) of fork ``full`` into a draft: the draft is theirs,
+        the gate does not take it out of draft (:func:`bot.validation.gate_inputs.person_draft`;
+        the evaluation that follows records the draft state itself). Returns whether the unit's
+        row changed; a PR no unit's row speaks for changes nothing."""
+        return sync_store.record_person_draft(ctx.store, full, (pr.get("head") or {}).get("ref") or "",
+                                              int(pr.get("number") or 0))
 
     def _record_check_waits(self, ctx, full: str, number: int, wait: dict | None) -> bool:
         """Store the sync PR's wait on unreported required checks (:func:`check_wait`; None: none)

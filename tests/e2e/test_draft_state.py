@@ -1,0 +1,78 @@
+"""A sync PR's draft state, as GitHub has it, on the status issue and the dashboard: forksync opens
+a chain its rules resolved as a draft, a person marks it ready or turns it back into a draft
+(GitHub's ``pull_request`` ``ready_for_review`` / ``converted_to_draft``), and both say what the
+PR is. A draft a person made stays theirs: the gate does not take it out of draft when L1 is
+green (:func:`bot.validation.gate_inputs.person_draft`)."""
+from __future__ import annotations
+
+import pytest
+
+from bot.app import schedules
+from bot.dashboard import views
+from tests.support.github import commit_files, git
+from tests.support.sync_world import CONFIG, MIDDLE, X0, open_prs, status_body, upstream_files, validated_world
+from tests.support.validation_world import tick_ctx
+
+TO_DRAFT = ("mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) "
+            "{ pullRequest { number isDraft } } }")
+READY = TO_DRAFT.replace("convertPullRequestToDraft", "markPullRequestReadyForReview")
+
+
+@pytest.fixture
+async def ahead_world(fake_github, tmp_path):
+    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                               fork_commits=(({"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"},
+                                              "fork: x = 3 ahead of upstream"),)) as w:
+        yield w
+
+
+async def person_sets_draft(w, number: int, draft: bool) -> None:
+    """alice changes the PR's draft state on GitHub, and GitHub tells the App (the local GitHub
+    sends no ``ready_for_review`` / ``converted_to_draft``: its webhook description has none, so
+    the test delivers the event as GitHub sends it)."""
+    pr = await w.pr(number)
+    await w.alice.graphql(TO_DRAFT if draft else READY, endpoint=f"{w.fake.url}/graphql", id=pr["node_id"])
+    pr = await w.pr(number)
+    assert pr["draft"] is draft
+    payload = w.fake.webhooks.build("pull_request", "converted_to_draft" if draft else "ready_for_review", {
+        "number": number, "pull_request": pr, "repository": await w.alice.getitem("/repos/meta/triton"),
+        "sender": await w.alice.getitem("/user"), "installation": {"id": w.inst}},
+        template="pull_request.labeled")
+    payload.pop("label", None)
+    await w.fake.webhooks.deliver("pull_request", payload, validate=False)
+    await w.bot.settle()
+
+
+def pr_states(w) -> list[str]:
+    return [u["pr_state"] for u in views.units(w.bot.store, "meta/triton", now=0.0, policy=views.Policy())["units"]]
+
+
+async def test_the_status_issue_and_the_dashboard_say_draft_while_the_pr_is_one(ahead_world):
+    w, up_src, upstream = ahead_world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    n, unit = chain["number"], f"chain-{c2[:12]}"
+    assert chain["draft"] is True and "## Resolved by forksync's rules" in chain["body"]
+    line = next(x for x in (await status_body(w)).splitlines() if f"retry `{unit}`" in x)
+    assert f"#{n}](https://github.com/meta/triton/pull/{n}), draft: leaves draft once L1 is green on its head" in line
+    assert pr_states(w) == ["draft"]
+
+    await person_sets_draft(w, n, False)
+    line = next(x for x in (await status_body(w)).splitlines() if f"retry `{unit}`" in x)
+    assert f"#{n}](https://github.com/meta/triton/pull/{n}), open" in line
+    assert pr_states(w) == ["open"]
+
+    await person_sets_draft(w, n, True)
+    line = next(x for x in (await status_body(w)).splitlines() if f"retry `{unit}`" in x)
+    assert (f"#{n}](https://github.com/meta/triton/pull/{n}), draft: made a draft by a person; forksync does not "
+            "merge it until they mark it ready") in line
+    assert pr_states(w) == ["draft"]
+    # L1 goes green on its head: the draft is the person's, so it stays one and is not merged
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    after = await w.pr(n)
+    assert (after["draft"], after["merged"]) == (True, False)
+    assert "`draft`" in w.run_of(after["head"]["sha"], "forksync/gate").output["summary"]
+    assert w.bot.deliveries("dead") == []
