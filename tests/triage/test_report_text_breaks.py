@@ -1,0 +1,63 @@
+"""Reports that are text a nightly must read (a UTF-16 log, a log in a Windows code page, a JUnit XML with a
+byte-order mark), and a credential in a URL on a log's last line, which must reach no title."""
+from __future__ import annotations
+
+import json
+
+from bot.triage.group import Group
+from bot.triage.signature import signature_of
+from tests.triage.test_h200_replay import _nightly
+
+FAILED = "FAILED python/test/unit/language/test_core.py::test_dot - AssertionError: x\n"
+
+
+def test_a_utf16_log_is_read_as_text_not_refused_as_binary_data(tmp_path, capsys, monkeypatch):
+    # Windows PowerShell 5.1's `pytest ... > gpu-tests.log` (Out-File's default) writes UTF-16LE with a BOM:
+    # every ASCII character is followed by a NUL, which the binary check counts as half the text
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gpu-tests.log").write_bytes(("\ufeff" + FAILED + "1 failed, 3 passed\n").encode("utf-16-le"))
+    assert _nightly(tmp_path, "n1", tmp_path / "gpu-tests.log") == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["records"] == 1
+
+
+def test_a_build_log_in_a_windows_code_page_is_triaged_not_refused_as_binary_data(tmp_path, capsys, monkeypatch):
+    # MSBuild and cl.exe on a Chinese Windows runner write their messages in code page 936 (GBK); read as
+    # UTF-8 with replacement each Chinese character is one or two U+FFFD, far above one character in ten.
+    # Before the binary check this log was one job record ("fatal error C1083 ...", its ASCII intact)
+    monkeypatch.chdir(tmp_path)
+    log = ("  正在生成代码...\n"
+           "  正在编译...\n"
+           "  triton.cc\n"
+           "C:\\a\\triton\\python\\src\\main.cc(12,10): fatal error C1083: 无法打开包括文件: “Python.h”: "
+           "No such file or directory [C:\\a\\triton\\build\\triton.vcxproj]\n"
+           "已完成生成项目“C:\\a\\triton\\build\\triton.vcxproj”的操作 - 失败。\n"
+           "生成失败。\n")
+    (tmp_path / "build.log").write_bytes(log.encode("gbk"))
+    assert _nightly(tmp_path, "n1", tmp_path / "build.log") == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["records"] == 1
+
+
+def test_a_junit_xml_with_a_byte_order_mark_is_read(tmp_path, capsys, monkeypatch):
+    # .NET's and PowerShell's XML writers (and Excel-edited reports) start the file with a UTF-8 BOM, which
+    # XML allows (XML 1.0 §4.3.3); Path.read_text keeps it as U+FEFF, so the file "holds plain text"
+    monkeypatch.chdir(tmp_path)
+    xml = ('<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="1" '
+           'skipped="0" tests="1"><testcase classname="python.test.unit.language.test_core" name="test_dot">'
+           '<failure message="AssertionError: x">AssertionError: x</failure></testcase></testsuite></testsuites>\n')
+    (tmp_path / "junit.xml").write_bytes(xml.encode("utf-8-sig"))
+    assert _nightly(tmp_path, "n1", tmp_path / "junit.xml") == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["records"] == 1
+
+
+def test_a_token_in_the_url_of_an_unrecognised_last_line_reaches_no_title():
+    # git's own words when a job's clone or push is refused; the URL carries the installation token a CI
+    # put there (`git clone https://x-access-token:$TOKEN@github.com/...`). The key masks the URL, but the
+    # raw line (the issue's title and signature row) was not redacted on this path, as it is for an
+    # extractor's line
+    text = ("Cloning into 'triton'...\n"
+            "remote: Invalid username or password.\n"
+            "fatal: Authentication failed for "
+            "'https://x-access-token:ghs_16C7e42F292c6912E7710c838347Ae178B4a@github.com/me/triton.git/'\n")
+    sig = signature_of(text)
+    assert "ghs_16C7e42F292c6912E7710c838347Ae178B4a" not in sig.raw
+    assert "ghs_16C7e42F292c6912E7710c838347Ae178B4a" not in Group("sig-1", "real", sig, None).title
