@@ -61,3 +61,22 @@ def test_a_token_in_the_url_of_an_unrecognised_last_line_reaches_no_title():
     sig = signature_of(text)
     assert "ghs_16C7e42F292c6912E7710c838347Ae178B4a" not in sig.raw
     assert "ghs_16C7e42F292c6912E7710c838347Ae178B4a" not in Group("sig-1", "real", sig, None).title
+
+
+T = "python/test/unit/language/test_core.py::test_dot"
+
+
+def test_a_summary_line_without_a_message_does_not_take_pytest_q_stats_line_for_one():
+    # `pytest -q` ends with its counts and time on a line of their own, no `===` rule around them; a test that
+    # raised a bare AssertionError is `FAILED <test> - AssertionError` there (no colon, no message). The
+    # summary line's message was read from the next line: the counts and the run's time became the identity,
+    # a new issue each nightly and never the failure section's (`E       AssertionError`, the same fault)
+    section = ("    def test_dot():\n>       raise AssertionError\nE       AssertionError\n\n"
+               "python/test/unit/language/test_core.py:12: AssertionError\n")
+    want = signature_of(section, T).key
+    assert want == f"AssertionError||{T}"
+    assert signature_of(f"FAILED {T} - AssertionError\n1 failed, 3 passed in 0.52s\n", T).key == want
+    assert signature_of(f"FAILED {T} - AssertionError\n1 failed, 3 passed in 7.91s\n", T).key == want
+    # `-rfs` lists the skips after the failures: a skip's reason is no message of the failure either
+    assert signature_of(f"FAILED {T} - AssertionError\n"
+                        "SKIPPED [1] python/test/unit/language/test_core.py:40: requires CUDA 12\n", T).key == want
