@@ -80,3 +80,16 @@ def test_a_summary_line_without_a_message_does_not_take_pytest_q_stats_line_for_
     # `-rfs` lists the skips after the failures: a skip's reason is no message of the failure either
     assert signature_of(f"FAILED {T} - AssertionError\n"
                         "SKIPPED [1] python/test/unit/language/test_core.py:40: requires CUDA 12\n", T).key == want
+
+
+def test_a_password_in_the_url_of_an_http_status_under_an_unrecognised_last_line_reaches_no_title():
+    # uv's failed download, its last line a step's own words: the status under it names the service (key
+    # right: "HTTP 5xx Server Error from example.com"), but its raw line, the title, kept the password
+    text = ("error: Failed to download `torch==2.5.0`\n"
+            "  Caused by: HTTP status server error (500 Internal Server Error) for url "
+            "(https://ci-bot:s3cretPassw0rd@download.example.com/whl/torch-2.5.0.whl)\n"
+            "finished step 4\n")
+    sig = signature_of(text)
+    assert sig.key == "HTTPError|HTTP 5xx Server Error from example.com"
+    assert "s3cretPassw0rd" not in sig.raw
+    assert "s3cretPassw0rd" not in Group("sig-1", "real", sig, None).title
