@@ -212,7 +212,7 @@ def cmd_resolve(args) -> int:
     if args.abort:
         return _abort(git_dir, unit_id, state_file)
     base = _base(git_dir, fork_tip, tip)
-    again = f"forksync resolve {unit_id}" + (" --continue" if args.cont else " --agent" if args.agent else "")
+    again = f"forksync resolve {unit_id}{_NAMES['ref_arg']}" + (" --continue" if args.cont else " --agent" if args.agent else "")
     try:
         stop = resolution.find_stop(git_dir, base, tip)
     except gitio.AbsentObjectsError as e:
