@@ -43,6 +43,7 @@ from bot.triage.records import (
     RESULT_JSON,
     FailureRecord,
     RecordError,
+    decode_report,
     detect_format,
     from_junit,
     from_lit,
@@ -205,7 +206,7 @@ def read_report(path: Path, fmt: str = "auto", *, run: str = "", commit: str = "
     from dataclasses import replace
 
     try:
-        content = path.read_text(errors="replace")
+        content = decode_report(path.read_bytes())
     except OSError as e:
         raise UserError(text("triage", "cannot_read", path=path, error=e.strerror)) from None
     try:

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from bot.triage.normalize import clean_text, strip_prefixes
 
 __all__ = ["FailureRecord", "RecordError", "normalize_test_id", "test_function", "from_run_result", "from_junit",
-           "from_lit", "from_log", "detect_format", "FAILED"]
+           "from_lit", "from_log", "detect_format", "decode_report", "FAILED"]
 
 FAILED = frozenset({"failed", "error"})
 
@@ -264,11 +264,26 @@ _PACKED = (("\x1f\ufffd", "gzip-compressed data (decompress it first)"),
            ("\ufffd7zXZ", "xz-compressed data (decompress it first)"),
            ("BZh", "bzip2-compressed data (decompress it first)"),
            ("PK\x03\x04", "a zip archive (extract the report from it)"))
-#: the share of control characters (NUL, U+FFFD, C0 codes but tab, newline, carriage return, form feed,
-#: backspace and ESC) in a text's first 8 KB above which it is binary data: a log may hold a stray NUL or
-#: a mis-encoded byte, never one character in ten
+#: the share of control characters (NUL and the other C0 codes but tab, newline, carriage return, form
+#: feed, backspace, bell and ESC) in a text's first 8 KB above which it is binary data: a log may hold a
+#: stray NUL, never one character in ten. Undecodable bytes (U+FFFD) do not count: a log in a legacy code
+#: page (GBK, Shift-JIS, cp1252 on a Windows runner) is text whose non-ASCII bytes are not UTF-8
 _BINARY_SHARE = 0.1
-_TEXT_CONTROLS = frozenset("\t\n\r\f\b\x1b")
+_TEXT_CONTROLS = frozenset("\t\n\r\f\b\a\x1b")
+#: byte-order marks a report may start with (PowerShell 5.1's ``>`` writes UTF-16LE; .NET's XML writers a
+#: UTF-8 BOM, which XML allows), longest first (UTF-32LE's starts with UTF-16LE's)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xef\xbb\xbf", "utf-8"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode_report(data: bytes) -> str:
+    """A report file's text: decoded by its byte-order mark (UTF-8, UTF-16 or UTF-32; the mark itself
+    left out), else as UTF-8, a byte that is no UTF-8 read as U+FFFD (a log in a legacy code page keeps
+    its ASCII: paths, error codes, exception names)."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 def _binary(text: str) -> str:
@@ -282,7 +297,7 @@ def _binary(text: str) -> str:
 
 
 def _controls(text: str) -> int:
-    return sum(1 for c in text if (c < " " and c not in _TEXT_CONTROLS) or c == "\ufffd")
+    return sum(1 for c in text if c < " " and c not in _TEXT_CONTROLS)
 
 
 def detect_format(text: str, name: str = "") -> str:
