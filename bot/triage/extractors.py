@@ -731,8 +731,10 @@ def _first_at_line_start(text: str, literals: tuple[str, ...], rx: re.Pattern):
     return None
 
 
-#: lines that end a summary line's message: the next outcome, pytest's closing rule
-_SUMMARY_END = ("FAILED ", "ERROR ", "PASSED ", "=")
+#: lines that end a summary line's message: the next outcome (``-rfs`` lists skips after failures),
+#: pytest's closing rule, ``pytest -q``'s counts line (no rule around it), a CI runner's own close
+_SUMMARY_END = ("FAILED ", "ERROR ", "PASSED ", "SKIPPED ", "XFAIL ", "XPASS ", "=", "Error: Process completed")
+_PYTEST_COUNTS = re.compile(r"\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
 
 
 def _summary_after(text: str, pos: int, lines: int = 2) -> list[str]:
@@ -744,7 +746,8 @@ def _summary_after(text: str, pos: int, lines: int = 2) -> list[str]:
     while pos < len(text) and len(out) < lines:
         raw, pos = _line_at(text, pos)
         line = strip_prefixes(raw)
-        if line.startswith(_SUMMARY_END) or line.startswith(_NOT_MESSAGE) or _EXC_LINE.match(line):
+        if (line.startswith(_SUMMARY_END) or line.startswith(_NOT_MESSAGE) or _EXC_LINE.match(line)
+                or _PYTEST_COUNTS.match(line)):
             break
         if line:
             out.append(line)
@@ -764,7 +767,9 @@ def _x_pytest_summary(text: str) -> Found | None:
         return "PytestFailure", msg, "test"
     # a message that starts on the next line (numpy's "AssertionError: " + newline + "Not equal to
     # tolerance …"): pytest prints the rest below the summary line, as the failure section's E block holds it
-    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip() or "; ".join(_summary_after(text, m.end() + 1)))
+    # (only after "Type: " — a bare "Type" had no message, and the next line is someone else's)
+    after = "; ".join(_summary_after(text, m.end() + 1)) if e.group(2) is not None and not e.group(2).strip() else ""
+    typ, msg = _unwrap(e.group(1), (e.group(2) or "").strip() or after)
     if msg.endswith("..."):           # pytest cut it at the terminal width: a prefix of the message
         msg = msg[:-3].rstrip() + TRUNCATED
     return _short_type(typ), msg, "check" if _is_numeric(msg, "") else "test"

@@ -266,9 +266,10 @@ _PACKED = (("\x1f\ufffd", "gzip-compressed data (decompress it first)"),
            ("PK\x03\x04", "a zip archive (extract the report from it)"))
 #: the share of control characters (NUL and the other C0 codes but tab, newline, carriage return, form
 #: feed, backspace, bell and ESC) in a text's first 8 KB above which it is binary data: a log may hold a
-#: stray NUL, never one character in ten. Undecodable bytes (U+FFFD) do not count: a log in a legacy code
-#: page (GBK, Shift-JIS, cp1252 on a Windows runner) is text whose non-ASCII bytes are not UTF-8
-_BINARY_SHARE = 0.1
+#: stray NUL, never one character in twenty; uniform random bytes hold 25 in 256. Undecodable bytes
+#: (U+FFFD) do not count: a log in a legacy code page (GBK, Shift-JIS, cp1252 on a Windows runner) is
+#: text whose non-ASCII bytes are not UTF-8
+_BINARY_SHARE = 0.05
 _TEXT_CONTROLS = frozenset("\t\n\r\f\b\a\x1b")
 #: byte-order marks a report may start with (PowerShell 5.1's ``>`` writes UTF-16LE; .NET's XML writers a
 #: UTF-8 BOM, which XML allows), longest first (UTF-32LE's starts with UTF-16LE's)

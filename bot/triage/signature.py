@@ -388,8 +388,8 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
             canon = (canon[0], _with_host(canon[1], text, raw))
         ident = identity(canon[1])
         generic = is_generic(canon[0], ident)
-        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, ident, generic, False,
-                          locate(text) if generic and not test and locate_generic else "")
+        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", redact(raw), ident, generic,
+                          False, locate(text) if generic and not test and locate_generic else "")
     # an unrecognised last line is weak, as an exit code is: an HTTP status the text printed above it names the
     # service that failed (Cloud Build's "Step #4: ResumableUploadException: 503 Server Error" then "Finished
     # Step #4")
@@ -399,7 +399,9 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     line = mask(raw)
     ident = identity(line)
     # an unrecognised text is generic: its identity also needs the test or where it failed
-    return _signature("job", "Unknown", line, test, "unknown", raw, ident, True, False,
+    # the raw last line is the title: redacted as an extractor's line is (git's "Authentication failed for
+    # 'https://x-access-token:<token>@github.com/…'")
+    return _signature("job", "Unknown", line, test, "unknown", redact(raw), ident, True, False,
                       locate(text) if not test and locate_generic else "")
 
 
@@ -437,7 +439,9 @@ def _status_under(text: str) -> Signature | None:
         canon = canonical("Unknown", raw) if raw else None
         if canon is not None and canon[0] == "HTTPError":
             line = canon[1] if " from " in canon[1] else _with_host(canon[1], text, raw)
-            return _signature("setup", "HTTPError", line, "", "infra", raw, identity(line), False, False, "")
+            # the raw line becomes a title and a signature row: a URL's credentials are redacted as an
+            # extractor's line is (uv prints the URL it was given, user info included)
+            return _signature("setup", "HTTPError", line, "", "infra", redact(raw), identity(line), False, False, "")
     return None
 
 
