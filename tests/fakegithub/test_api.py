@@ -253,3 +253,27 @@ async def test_a_reader_comments_and_opens_issues_but_cannot_label(world):
             await rita.post("/repos/{owner}/{repo}/issues/{n}/labels", {**R, "n": issue["number"]},
                             data={"labels": ["x"]})
         assert e.value.status_code == 403
+
+
+async def test_a_reader_edits_and_deletes_their_own_comment_but_not_anothers(world):
+    """GitHub lets a comment's author edit and delete it whatever their access (a reader's own
+    ``/forksync`` comment, edited to take a command back, is an ``edited`` event forksync reads);
+    another person's comment takes write access. The local GitHub asked for push access of both."""
+    fake, fork, gh, src, shas = world
+    fake.add_collaborator(fork, "rita", "read")
+    fake.add_token("ghp_ritaReadOnly", "rita")
+    async with aiohttp.ClientSession() as s:
+        issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
+        theirs = await gh.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
+                               data={"body": "the owner's words"})
+        rita = token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+        c = await rita.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
+                            data={"body": "/forksync help"})
+        with pytest.raises(GitHubAPIError) as e:
+            await rita.patch("/repos/{owner}/{repo}/issues/comments/{id}", {**R, "id": theirs["id"]},
+                             data={"body": "rewritten by a reader"})
+        assert e.value.status_code == 403
+        edited = await rita.patch("/repos/{owner}/{repo}/issues/comments/{id}", {**R, "id": c["id"]},
+                                  data={"body": "never mind"})
+        assert edited["body"] == "never mind"
+        await rita.delete("/repos/{owner}/{repo}/issues/comments/{id}", {**R, "id": c["id"]})
