@@ -93,3 +93,16 @@ def test_a_password_in_the_url_of_an_http_status_under_an_unrecognised_last_line
     assert sig.key == "HTTPError|HTTP 5xx Server Error from example.com"
     assert "s3cretPassw0rd" not in sig.raw
     assert "s3cretPassw0rd" not in Group("sig-1", "real", sig, None).title
+
+
+def test_a_summary_line_whose_message_starts_below_does_not_read_pytest_x_stop_or_the_raw_runners_close():
+    # the message of `FAILED <test> - AssertionError: ` (numpy's assert_allclose) is read from the next line
+    # when the log has no failure section (`--tb=no`, a cut log); `pytest -x` prints its
+    # `!!! stopping after 1 failures !!!` right there, and a GitHub Actions log as downloaded ends with
+    # `##[error]Process completed with exit code 1.` (`Error: ` is only how the web page shows it). Neither is
+    # the failure's message: the identity must be the one a summary line with no message below it gets
+    want = signature_of(f"FAILED {T} - AssertionError: \n==== 1 failed in 0.50s ====\n", T).key
+    assert want == f"AssertionError||{T}"
+    stop = "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+    assert signature_of(f"FAILED {T} - AssertionError: \n{stop}==== 1 failed in 0.50s ====\n", T).key == want
+    assert signature_of(f"FAILED {T} - AssertionError: \n##[error]Process completed with exit code 1.\n", T).key == want
