@@ -106,3 +106,15 @@ def test_a_summary_line_whose_message_starts_below_does_not_read_pytest_x_stop_o
     stop = "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
     assert signature_of(f"FAILED {T} - AssertionError: \n{stop}==== 1 failed in 0.50s ====\n", T).key == want
     assert signature_of(f"FAILED {T} - AssertionError: \n##[error]Process completed with exit code 1.\n", T).key == want
+
+
+def test_a_token_in_an_unrecognised_last_line_reaches_neither_the_key_nor_the_suggested_rule():
+    # the Unknown fallback redacts the raw line (the title) but its identity and `line` are the masked line,
+    # which masks numbers and URLs' credentials only: a bare token on the last line ("Authorization: Bearer
+    # ghp_…", "HF_TOKEN=hf_…") reached the signature key, the issue's signature row and the suggested rule
+    from bot.triage.rules import suggest_rule
+
+    token = "ghs_16C7e42F292c6912E7710c838347Ae178B4a"     # GitHub's documented example token
+    s = signature_of(f"step 1\ncurl -H 'Authorization: Bearer {token}' refused the upload\n", T)
+    assert token not in s.raw
+    assert (token in s.key, token in repr(s), token in repr(suggest_rule(s))) == (False, False, False)
