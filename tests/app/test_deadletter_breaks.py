@@ -138,3 +138,26 @@ async def test_the_health_page_shows_a_dismissed_dead_letter_with_its_dismissal(
     finally:
         await c.close()
         store.close()
+
+
+async def test_a_converted_to_draft_payload_names_its_wrong_field_by_its_payload_path(store):
+    """The other pull_request handlers read ``repository`` through ``from_payload``; the
+    ``converted_to_draft`` one read it with ``model_validate`` (``full_name: field required``, no
+    ``repository.``) and with ``data["repository"]`` (a ``KeyError``) when it is missing."""
+    clock = [1000.0]
+
+    async def client_for(inst):
+        return None
+
+    disp = Dispatcher(all_routers(), store, None, client_for=client_for, bot_login="forksync[bot]",
+                      now=lambda: clock[0])
+    w = Worker(store, disp.process, worker_id="w1", clock=lambda: clock[0])
+    for key, data in (("g-no-name", {"action": "converted_to_draft", "repository": {"name": "triton"},
+                                     "pull_request": {"number": 7, "state": "open"}}),
+                      ("g-no-repo", {"action": "converted_to_draft", "pull_request": {"number": 7, "state": "open"}})):
+        q.enqueue(store, delivery_id=key, hook_id="", event="pull_request", body=json.dumps(data).encode(),
+                  summary=q.summarize_payload(data), now=clock[0])
+    assert await w.drain() == 2
+    assert [q.get(store, k).dead_reason for k in ("g-no-name", "g-no-repo")] == [
+        "cannot be handled: malformed pull_request payload: repository.full_name: field required",
+        "cannot be handled: malformed pull_request payload: repository: field required"]
