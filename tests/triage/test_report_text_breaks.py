@@ -118,3 +118,30 @@ def test_a_token_in_an_unrecognised_last_line_reaches_neither_the_key_nor_the_su
     s = signature_of(f"step 1\ncurl -H 'Authorization: Bearer {token}' refused the upload\n", T)
     assert token not in s.raw
     assert (token in s.key, token in repr(s), token in repr(suggest_rule(s))) == (False, False, False)
+
+
+def test_a_utf16_junit_xml_that_declares_its_encoding_is_read(tmp_path, capsys, monkeypatch):
+    # .NET's XmlWriter over a StringWriter declares encoding="utf-16", and Windows PowerShell 5.1's `>` saves it
+    # as UTF-16LE with a BOM: the report is decoded by its BOM, then handed to the XML parser re-encoded as
+    # UTF-8 under a declaration that still says utf-16 ("encoding specified in XML declaration is incorrect")
+    monkeypatch.chdir(tmp_path)
+    xml = ('<?xml version="1.0" encoding="utf-16"?><testsuites><testsuite name="pytest" errors="0" failures="1" '
+           'skipped="0" tests="1"><testcase classname="python.test.unit.language.test_core" name="test_dot">'
+           '<failure message="AssertionError: x">AssertionError: x</failure></testcase></testsuite></testsuites>\n')
+    (tmp_path / "junit.xml").write_bytes(xml.encode("utf-16"))
+    assert _nightly(tmp_path, "n1", tmp_path / "junit.xml") == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["records"] == 1
+
+
+def test_a_gtest_junit_case_keeps_its_suite_and_name_as_its_test_id():
+    # googletest's --gtest_output=xml writes classname="<Suite>" name="<Test>" (no module path): the id was
+    # ".py::Foo::Bar", a path made of nothing, as if the suite were a pytest class in a module named ""
+    from bot.triage.records import from_junit
+
+    xml = ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="1" failures="1" name="AllTests">\n'
+           '<testsuite name="Foo" tests="1" failures="1"><testcase name="Bar" file="t.cc" line="3" status="run" '
+           'result="completed" classname="Foo"><failure message="t.cc:5&#x0A;Expected equality" type="">'
+           '<![CDATA[t.cc:5\nExpected equality of these values:\n  1\n  2]]></failure></testcase></testsuite>\n'
+           '</testsuites>\n')
+    (test,) = [r.test for r in from_junit(xml)]
+    assert (test.startswith(".py"), "Foo" in test, test.endswith("Bar")) == (False, True, True), test
