@@ -77,3 +77,29 @@ async def test_a_chain_with_an_empty_pick_among_others_names_it(ahead_world):
     assert "(#\u200d102) | empty pick: changes nothing |" in body
     assert "(#\u200d103) | empty pick: changes nothing |" in body
     assert "(#\u200d104) | picked |" in body
+
+
+async def test_a_pick_that_only_moves_a_submodule_is_no_empty_pick_whatever_the_git_config(tmp_path, monkeypatch):
+    """The ledger reads a pick's files with ``--ignore-submodules=none`` (:func:`bot.git.repo.commit_infos`:
+    ``diff.ignoreSubmodules=all`` in a user's config leaves gitlink changes out), so a pick that moves
+    a submodule is a change there. The PR body's empty-pick count read ``git log --name-only`` under the
+    user's config: with that setting the pick was "empty: changes nothing", which the ledger never says."""
+    import pygit2
+
+    from bot.git.repo import commit_infos
+    from bot.sync.service import SyncService
+
+    cfg = tmp_path / "gitconfig"
+    cfg.write_text("[diff]\n\tignoreSubmodules = all\n")
+    repo = tmp_path / "fork"
+    git(tmp_path, "init", "-q", str(repo))
+    git(repo, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "base")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    up = "2" * 40
+    git(repo, "update-index", "--add", "--cacheinfo", "160000," + "1" * 40 + ",third_party/sub")
+    git(repo, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "-m",
+        f"Bump the submodule\n\nUpstream-Commit: {up}")
+    tip = git(repo, "rev-parse", "HEAD").strip()
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(cfg))     # the user's config, as the service's git reads it
+    assert [f.path for f in commit_infos(pygit2.Repository(str(repo)), [tip])[tip].files] == ["third_party/sub"]
+    assert await SyncService._empty_picks(SyncService.__new__(SyncService), repo / ".git", base, tip, [up]) == {}
