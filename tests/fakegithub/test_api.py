@@ -277,3 +277,23 @@ async def test_a_reader_edits_and_deletes_their_own_comment_but_not_anothers(wor
                                   data={"body": "never mind"})
         assert edited["body"] == "never mind"
         await rita.delete("/repos/{owner}/{repo}/issues/comments/{id}", {**R, "id": c["id"]})
+
+
+async def test_a_reader_reacts_to_a_comment_and_closes_the_issue_they_opened(world):
+    """GitHub lets a person with read access react to comments and issues and edit or close an issue
+    they opened; the local GitHub asked for push access of both (a reader's 👍 on a status issue)."""
+    fake, fork, gh, src, shas = world
+    fake.add_collaborator(fork, "rita", "read")
+    fake.add_token("ghp_ritaReadOnly", "rita")
+    async with aiohttp.ClientSession() as s:
+        issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
+        theirs = await gh.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
+                               data={"body": "the owner's words"})
+        rita = token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+        x = await rita.post("/repos/{owner}/{repo}/issues/comments/{id}/reactions", {**R, "id": theirs["id"]},
+                            data={"content": "+1"})
+        assert x["user"]["login"] == "rita"
+        opened = await rita.post("/repos/{owner}/{repo}/issues", R, data={"title": "a question"})
+        closed = await rita.patch("/repos/{owner}/{repo}/issues/{n}", {**R, "n": opened["number"]},
+                                  data={"state": "closed"})
+        assert closed["state"] == "closed"
