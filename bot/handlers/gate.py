@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef, from_payload
+from bot.github.common import PayloadError, RepoRef, from_payload
 from bot.github.matching import open_prs_for_head
 from bot.validation.gate import GATE_CHECK
 
@@ -64,8 +64,10 @@ async def on_converted_to_draft(event, ctx) -> None:
     drafts are opened so): on a sync PR the draft is theirs — the gate does not take it out of
     draft (:func:`bot.validation.gate_inputs.person_draft`) — and the status issue and the
     dashboard say draft; then the gate decides again."""
-    repo = RepoRef.model_validate(event.data["repository"])
-    pr = event.data["pull_request"]
+    repo = from_payload(RepoRef, event.data, "repository")
+    pr = event.data.get("pull_request")
+    if not isinstance(pr, dict):
+        raise PayloadError("pull_request: should be an object" if pr is not None else "pull_request: field required")
     if pr.get("state") != "open":
         return
     ctx.validation.drafted_by_person(ctx, repo.full_name, pr)

@@ -1546,7 +1546,9 @@ class SyncService:
         a trailer may abbreviate) and whose tree is its parent's — the ledger's empty pick
         (:mod:`bot.core.ledger`: one parent, no files), which lands NO_OP. A conflict commit or a
         rule commit carries no ``Upstream-Commit`` and is never counted."""
-        out = await self._git(git_dir, "log", "--no-merges", "--no-renames", "--name-only",
+        # --ignore-submodules=none: a gitlink move is a change, as the ledger reads it (commit_infos),
+        # whatever a person's diff.ignoreSubmodules says
+        out = await self._git(git_dir, "log", "--no-merges", "--no-renames", "--ignore-submodules=none", "--name-only",
                               "--format=%x00%H%x01%(trailers:key=Upstream-Commit,valueonly,separator=%x01)",
                               f"{base}..{tip}")
         empty: dict[str, str] = {}
