@@ -60,6 +60,15 @@ async def list_issues(ctx: Ctx) -> Reply:
     return ctx.page([ctx.render.issue(r, i) for i in out])
 
 
+def _require_author_or_write(ctx: Ctx, area: str, author: str) -> None:
+    """GitHub's rule for what a person wrote: its author may edit, delete or (an issue) close it with
+    read access; anyone else needs write access. An App needs the ``area`` permission to write."""
+    if ctx.installation is None and ctx.actor is not None and ctx.actor.login == author:
+        ctx.require_permission(area, "read")
+    else:
+        ctx.require_permission(area)
+
+
 @route("issues/create")
 async def create_issue(ctx: Ctx) -> Reply:
     # a person with read access opens issues (GitHub: "People with read access can create issues");
@@ -88,9 +97,15 @@ async def get_issue(ctx: Ctx) -> Reply:
 
 @route("issues/update")
 async def update_issue(ctx: Ctx) -> Reply:
-    ctx.require_permission("issues")
+    # an issue's author edits and closes it with read access (labels, assignees and milestones stay
+    # triage's: GitHub drops those fields from a reader's request)
+    _require_author_or_write(ctx, "issues", _issue(ctx).user.login)
     r, i = ctx.repo, _issue(ctx)
     body = ctx.json()
+    try:
+        ctx.require_permission("issues")
+    except GitHubError:     # the author, a reader: only their own words and the issue's state
+        body = {k: v for k, v in body.items() if k in ("title", "body", "state", "state_reason")}
     actor = ctx.require_actor()
     now = ctx.state.now()
     changes = {}
@@ -247,7 +262,7 @@ async def get_comment(ctx: Ctx) -> Reply:
 
 @route("issues/update-comment")
 async def update_comment(ctx: Ctx) -> Reply:
-    ctx.require_permission("issues")
+    _require_author_or_write(ctx, "issues", _comment(ctx).user.login)
     r, c = ctx.repo, _comment(ctx)
     actor = ctx.require_actor()
     old = c.body
@@ -260,7 +275,7 @@ async def update_comment(ctx: Ctx) -> Reply:
 
 @route("issues/delete-comment")
 async def delete_comment(ctx: Ctx) -> Reply:
-    ctx.require_permission("issues")
+    _require_author_or_write(ctx, "issues", _comment(ctx).user.login)
     r, c = ctx.repo, _comment(ctx)
     del r.comments[c.id]
     r.issues[c.issue_number].comment_ids.remove(c.id)
@@ -287,7 +302,7 @@ def _list_reactions(ctx: Ctx, reactions: list[Reaction]) -> Reply:
 
 @route("reactions/create-for-issue-comment")
 async def react_comment(ctx: Ctx) -> Reply:
-    ctx.require_permission("issues")
+    ctx.require_permission("issues", "write" if ctx.installation is not None else "read")   # anyone who reads reacts
     return _react(ctx, _comment(ctx).reactions)
 
 
@@ -298,7 +313,7 @@ async def list_comment_reactions(ctx: Ctx) -> Reply:
 
 @route("reactions/create-for-issue")
 async def react_issue(ctx: Ctx) -> Reply:
-    ctx.require_permission("issues")
+    ctx.require_permission("issues", "write" if ctx.installation is not None else "read")   # anyone who reads reacts
     return _react(ctx, _issue(ctx).reactions)
 
 
