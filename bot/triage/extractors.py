@@ -732,8 +732,11 @@ def _first_at_line_start(text: str, literals: tuple[str, ...], rx: re.Pattern):
 
 
 #: lines that end a summary line's message: the next outcome (``-rfs`` lists skips after failures),
-#: pytest's closing rule, ``pytest -q``'s counts line (no rule around it), a CI runner's own close
-_SUMMARY_END = ("FAILED ", "ERROR ", "PASSED ", "SKIPPED ", "XFAIL ", "XPASS ", "=", "Error: Process completed")
+#: pytest's closing rule, ``-x``'s "!!! stopping after 1 failures !!!" and an interrupt, ``pytest -q``'s
+#: counts line (no rule around it), a CI runner's own close (the web view's ``Error: Process completed …``,
+#: a downloaded log's ``##[error]Process completed …`` once its prefix is stripped)
+_SUMMARY_END = ("FAILED ", "ERROR ", "PASSED ", "SKIPPED ", "XFAIL ", "XPASS ", "=", "!", "Interrupted:",
+                "KeyboardInterrupt", "Error: Process completed", "Process completed with exit code")
 _PYTEST_COUNTS = re.compile(r"\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
 
 

@@ -114,7 +114,8 @@ def normalize_test_id(raw: str, params: bool = False) -> str:
             parts = head.split(".")
             cls = [p for p in parts if p[:1].isupper()]
             mod = [p for p in parts if not p[:1].isupper()]
-            head = "/".join(mod) + ".py" + "".join(f"::{c}" for c in cls)
+            # no module part (googletest's classname is its suite, "LinearLayoutTest"): no file to name
+            head = "/".join(mod) + ".py" + "".join(f"::{c}" for c in cls) if mod else "::".join(cls)
         if not head.startswith(_ROOTS):
             for root in _ROOTS:
                 i = head.find("/" + root)
@@ -197,6 +198,10 @@ def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platfo
     from junitparser import Error, Failure, JUnitXml, Skipped
 
     text = xml_text if isinstance(xml_text, str) else xml_text.decode(errors="replace")
+    if isinstance(xml_text, str):
+        # the text is parsed as UTF-8 bytes: a declaration naming the file's own encoding (utf-16, decoded
+        # already by its byte-order mark) would contradict them
+        xml_text = _XML_ENCODING.sub(r"\1", xml_text, count=1)
     if _looks_like(text) == "html":     # an error page saved in the report's place: say so, not a parser error
         raise RecordError(f"{where}: not JUnit XML: it holds {_described(text)}; pass the file pytest wrote with "
                           f"--junitxml")
@@ -232,6 +237,8 @@ def from_junit(xml_text: str | bytes, *, run: str = "", commit: str = "", platfo
                           f"pass the job's log instead, or fix the suite")
     return out
 
+
+_XML_ENCODING = re.compile(r"""^(\s*<\?xml[^>]*?)\s+encoding\s*=\s*["'][^"']*["']""")
 
 RESULT_JSON = "a runner result JSON (forksync-result/1)"
 JUNIT_XML = "JUnit XML (the file pytest wrote with --junitxml)"

@@ -381,14 +381,17 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
         where = locate(text) if generic and not test and locate_generic else ""
         return _signature(stage, typ, line, test if generic else "", name, raw, ident, generic, partial, where)
     lines = [line for line in (strip_prefixes(x) for x in text.split("\n")[-20:]) if line]
-    raw = lines[-1] if lines else ""
+    found = lines[-1] if lines else ""
+    # redacted before anything is made of it (its key, its title, a suggested rule), as an extractor's
+    # line is: git's "Authentication failed for 'https://x-access-token:<token>@…'", a bare bearer token
+    raw = redact(found)
     canon = canonical("Unknown", raw)
     if canon is not None:       # a known fault in words no extractor recognises (a title, a prose line)
         if canon[0] == "HTTPError" and " from " not in canon[1]:
-            canon = (canon[0], _with_host(canon[1], text, raw))
+            canon = (canon[0], _with_host(canon[1], text, found))
         ident = identity(canon[1])
         generic = is_generic(canon[0], ident)
-        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", redact(raw), ident, generic,
+        return _signature("job", canon[0], canon[1], test if generic else "", "unknown", raw, ident, generic,
                           False, locate(text) if generic and not test and locate_generic else "")
     # an unrecognised last line is weak, as an exit code is: an HTTP status the text printed above it names the
     # service that failed (Cloud Build's "Step #4: ResumableUploadException: 503 Server Error" then "Finished
@@ -399,9 +402,7 @@ def signature_of(text: str, test: str = "", locate_generic: bool = True) -> Sign
     line = mask(raw)
     ident = identity(line)
     # an unrecognised text is generic: its identity also needs the test or where it failed
-    # the raw last line is the title: redacted as an extractor's line is (git's "Authentication failed for
-    # 'https://x-access-token:<token>@github.com/…'")
-    return _signature("job", "Unknown", line, test, "unknown", redact(raw), ident, True, False,
+    return _signature("job", "Unknown", line, test, "unknown", raw, ident, True, False,
                       locate(text) if not test and locate_generic else "")
 
 
