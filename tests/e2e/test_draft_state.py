@@ -76,3 +76,29 @@ async def test_the_status_issue_and_the_dashboard_say_draft_while_the_pr_is_one(
     assert (after["draft"], after["merged"]) == (True, False)
     assert "`draft`" in w.run_of(after["head"]["sha"], "forksync/gate").output["summary"]
     assert w.bot.deliveries("dead") == []
+
+
+async def test_a_draft_a_person_made_stays_theirs_when_the_gate_runs_before_its_event(ahead_world):
+    """The person turns the ready PR back into a draft, and the gate evaluates it (a check run
+    completed, the reconcile tick) before ``converted_to_draft`` is handled: deliveries run on
+    several workers, in any order. The row still says forksync drafted the PR once, but it also
+    says the PR was last seen ready: a draft now is the person's, and the gate leaves it one."""
+    w, up_src, upstream = ahead_world
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    n = chain["number"]
+    assert c2 and chain["draft"] is True
+    await person_sets_draft(w, n, False)
+    assert pr_states(w) == ["open"]
+    pr = await w.pr(n)
+    await w.alice.graphql(TO_DRAFT, endpoint=f"{w.fake.url}/graphql", id=pr["node_id"])     # no event handled yet
+    # a label's event reaches the gate first (the local GitHub sends it; converted_to_draft it does not)
+    await w.alice.post(f"/repos/meta/triton/issues/{n}/labels", data={"labels": ["needs-look"]})
+    await w.bot.settle()
+    await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
+    after = await w.pr(n)
+    assert (after["draft"], after["merged"]) == (True, False)
+    assert pr_states(w) == ["draft"]
