@@ -386,12 +386,16 @@ def save_branch(store, **row) -> None:
 
 def record_pr_draft(store, repo: str, branch: str, number: int, draft: bool) -> bool:
     """Record that PR ``number`` of ``branch`` of fork ``repo`` is a draft (``draft``) or ready,
-    on the unit's open row that speaks for that PR (``sync_branches.pr``; nothing else is
-    written). Returns whether the row changed (the status issue then wants a render)."""
+    on the unit's open row that speaks for that PR (``sync_branches.pr``). A draft the row last saw
+    ready is a person's (``draft_by_forksync`` 0: forksync never converts a PR). Returns whether the
+    row changed (the status issue then wants a render)."""
     row = _row_of_pr(store, repo, branch, number)
     if row is None or row.get("pr_draft") == int(draft):
         return False
-    save_branch(store, repo=repo, branch=branch, pr_draft=int(draft))
+    # a draft last seen ready was made one by a person (forksync never converts a PR): theirs, kept
+    # so once the row says draft (bot.validation.gate_inputs.person_draft)
+    person = {"draft_by_forksync": 0} if draft and row.get("pr_draft") == 0 else {}
+    save_branch(store, repo=repo, branch=branch, pr_draft=int(draft), **person)
     return True
 
 

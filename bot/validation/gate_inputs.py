@@ -260,12 +260,15 @@ def person_draft(store, full: str, pr: dict, bot_login: str | None = None) -> bo
     a person opened the PR on the unit's branch (:func:`bot.sync.prs.opened_by_person` against
     ``bot_login``: from the moment it opens, before any sync records it as the unit's), or its row's
     ``draft_by_forksync`` is 0 (forksync opened it ready, recorded a person's PR, or a person
-    converted it to a draft: :func:`bot.sync.store.record_person_draft`). Rows written before the
-    column say nothing (NULL): forksync's."""
+    converted it to a draft: :func:`bot.sync.store.record_person_draft`), or the PR is a draft its
+    row last saw ready (``pr_draft`` 0). Rows written before the columns say nothing (NULL): forksync's."""
     if sync_prs.opened_by_person(pr, bot_login):
         return True
     row = unit_row(store, full, pr)
-    return row is not None and row.get("draft_by_forksync") == 0
+    # a draft the row last saw ready (``pr_draft`` 0) was made one since, and only a person does
+    # that (forksync never converts a PR): theirs, also before ``converted_to_draft`` is handled —
+    # deliveries run on several workers, and another event may reach the gate first
+    return row is not None and (row.get("draft_by_forksync") == 0 or (bool(pr.get("draft")) and row.get("pr_draft") == 0))
 
 
 def protection_checks(branch: dict) -> tuple[str, ...]:
