@@ -1182,7 +1182,10 @@ class SyncService:
         # forksync/<itself> …", bot.plan.partition, bot.sync.owed) or none at all has no better word
         reason = unit.reason
         if not reason or reason.split()[1:2] in ([f"forksync/{unit.id}"], [f"forksync/{unit.id}:"]):
-            reason = published.get("reason") or reason
+            # without its "lands after <bundle> …" clauses (bot.plan.partition): what it lands after
+            # now is the body's own "Lands after", read from its row, and that bundle may have closed
+            kept = "; ".join(p for p in (published.get("reason") or "").split("; ") if not p.startswith("lands after "))
+            reason = kept or reason
         # picks on the branch that change nothing (a rule or a person kept the fork's side of every
         # conflicted file, or the fork already had the change): they land as empty commits, and
         # the ledger records their upstream commits NO_OP (bot.core.ledger), which the body says
