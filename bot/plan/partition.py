@@ -83,6 +83,11 @@ def unit_id(kind: str, first_sha: str) -> str:
     return f"{kind}-{first_sha[:12]}"
 
 
+#: how a unit's reason begins its clause naming the bundles it lands after (a reader of a stored
+#: reason drops such clauses once what it lands after has changed: bot.sync.service)
+LANDS_AFTER = "lands after "
+
+
 def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
                areas: Sequence = (), bundle_size_cap: int = 50,
                in_flight: Sequence[InFlightBranch] = (),
@@ -279,7 +284,7 @@ def build_plan(pending: Sequence[CommitInfo], *, predictor: PickPredictor,
         ids = sorted(keep_ids, key=lambda i: (first_of.get(i, 0), i))
         why = ", ".join(f"{bundle_ids[k]} ({on[k]})" for k in keep)
         them = "that bundle" if len(keep) == 1 else "those bundles"
-        return tuple(ids), f"lands after {why}: predicted on the picks of {them}, which change the same files" if keep else ""
+        return tuple(ids), f"{LANDS_AFTER}{why}: predicted on the picks of {them}, which change the same files" if keep else ""
 
     for n, (items, commits) in enumerate(zip(bundles, bundle_commits), 1):
         paths = sorted({p for c in commits for p in c.paths})

@@ -55,6 +55,7 @@ from bot.github.common import comment_once, render, split_repo
 from bot.github.fork_config import last_valid_config, load_fork_config
 from bot.github.limits import shown_hunks
 from bot.model import CommitInfo, Disposition, InFlightBranch, Plan, PlanItem, Unit
+from bot.plan.partition import LANDS_AFTER
 from bot.plan.planner import plan_state
 from bot.plan.predict import scratch_dir
 from bot.sync import blocked as blocked_mod
@@ -1184,7 +1185,7 @@ class SyncService:
         if not reason or reason.split()[1:2] in ([f"forksync/{unit.id}"], [f"forksync/{unit.id}:"]):
             # without its "lands after <bundle> …" clauses (bot.plan.partition): what it lands after
             # now is the body's own "Lands after", read from its row, and that bundle may have closed
-            kept = "; ".join(p for p in (published.get("reason") or "").split("; ") if not p.startswith("lands after "))
+            kept = "; ".join(p for p in (published.get("reason") or "").split("; ") if not p.startswith(LANDS_AFTER))
             reason = kept or reason
         # picks on the branch that change nothing (a rule or a person kept the fork's side of every
         # conflicted file, or the fork already had the change): they land as empty commits, and
