@@ -14,7 +14,19 @@ from bot.app import schedules
 from bot.git.apply import COMMITTER
 from bot.sync import store as sync_store
 from tests.support.github import GIT_ENV, commit_files, git
-from tests.support.sync_world import CONFIG, MIDDLE, X0, bot_comments, chain_world, fork_git, open_prs, stop_chain, upstream_files, validated_world
+from tests.support.sync_world import (
+    CONFIG,
+    MIDDLE,
+    X0,
+    bot_comments,
+    chain_world,
+    fork_git,
+    open_prs,
+    stop_chain,
+    the_rules_resolve_the_amd_chain,
+    upstream_files,
+    validated_world,
+)
 from tests.support.validation_world import tick_ctx
 
 
@@ -134,23 +146,10 @@ async def test_a_resolution_on_github_that_keeps_the_fork_lands_as_no_op_with_wh
     assert got[c3]["disposition"] == "PICKED"
 
 
-@pytest.fixture
-async def ahead_world(fake_github, tmp_path):
-    """The fork took upstream's later version of x.cpp early: picking the earlier upstream change
-    conflicts, and the ``fork-ahead`` rule decides it (the fork already has that change)."""
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"},
-                                              "fork: x = 3 ahead of upstream"),)) as w:
-        yield w
-
 
 async def test_a_conflict_a_rule_decides_opens_as_a_draft_and_lands_after_l1_and_approval(ahead_world):
     w, up_src, upstream = ahead_world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
-    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    c2, c3, chain = await the_rules_resolve_the_amd_chain(w, up_src, upstream)
     branch = f"forksync/chain-{c2[:12]}"
     assert chain["head"]["ref"] == branch and chain["draft"] is True
     assert "## Resolved by forksync's rules" in chain["body"]
@@ -180,11 +179,7 @@ async def test_a_later_sync_keeps_what_the_rules_did_and_why_on_the_chain_pr(ahe
     # finds the rules' pick already on the branch: the PR still says which files the rules
     # decided and why the unit is a chain, as the branch's commits still do
     w, up_src, upstream = ahead_world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
-    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    c2, _, chain = await the_rules_resolve_the_amd_chain(w, up_src, upstream)
     assert chain["head"]["ref"] == f"forksync/chain-{c2[:12]}" and "## Resolved by forksync's rules" in chain["body"]
     assert "Why a chain: " in chain["body"]
     await w.bot.svc.sync(await tick_ctx(w), "meta/triton", reason="poll: catching up after a start")

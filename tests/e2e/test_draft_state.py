@@ -5,25 +5,15 @@ PR is. A draft a person made stays theirs: the gate does not take it out of draf
 green (:func:`bot.validation.gate_inputs.person_draft`)."""
 from __future__ import annotations
 
-import pytest
-
 from bot.app import schedules
 from bot.dashboard import views
-from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, MIDDLE, X0, open_prs, status_body, upstream_files, validated_world
+from tests.support.sync_world import status_body, the_rules_resolve_the_amd_chain
 from tests.support.validation_world import tick_ctx
 
 TO_DRAFT = ("mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) "
             "{ pullRequest { number isDraft } } }")
 READY = TO_DRAFT.replace("convertPullRequestToDraft", "markPullRequestReadyForReview")
 
-
-@pytest.fixture
-async def ahead_world(fake_github, tmp_path):
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"},
-                                              "fork: x = 3 ahead of upstream"),)) as w:
-        yield w
 
 
 async def person_sets_draft(w, number: int, draft: bool) -> None:
@@ -49,11 +39,7 @@ def pr_states(w) -> list[str]:
 
 async def test_the_status_issue_and_the_dashboard_say_draft_while_the_pr_is_one(ahead_world):
     w, up_src, upstream = ahead_world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
-    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    c2, _, chain = await the_rules_resolve_the_amd_chain(w, up_src, upstream)
     n, unit = chain["number"], f"chain-{c2[:12]}"
     assert chain["draft"] is True and "## Resolved by forksync's rules" in chain["body"]
     line = next(x for x in (await status_body(w)).splitlines() if f"retry `{unit}`" in x)
@@ -84,11 +70,7 @@ async def test_a_draft_a_person_made_stays_theirs_when_the_gate_runs_before_its_
     several workers, in any order. The row still says forksync drafted the PR once, but it also
     says the PR was last seen ready: a draft now is the person's, and the gate leaves it one."""
     w, up_src, upstream = ahead_world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
-    commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    c2, _, chain = await the_rules_resolve_the_amd_chain(w, up_src, upstream)
     n = chain["number"]
     assert c2 and chain["draft"] is True
     await person_sets_draft(w, n, False)

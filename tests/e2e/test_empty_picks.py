@@ -4,21 +4,11 @@ are empty commits. Its body must not promise a change it does not bring; once it
 records those upstream commits NO_OP (:mod:`bot.core.ledger`: an empty pick), as the body said."""
 from __future__ import annotations
 
-import pytest
-
 from bot.app import schedules
 from bot.sync import store as sync_store
 from tests.support.github import commit_files, git
-from tests.support.sync_world import CONFIG, MIDDLE, X0, fork_git, open_prs, upstream_files, validated_world
+from tests.support.sync_world import MIDDLE, fork_git, open_prs, the_rules_resolve_the_amd_chain
 from tests.support.validation_world import tick_ctx
-
-
-@pytest.fixture
-async def ahead_world(fake_github, tmp_path):
-    async with validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
-                               fork_commits=(({"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"},
-                                              "fork: x = 3 ahead of upstream"),)) as w:
-        yield w
 
 
 async def test_a_chain_whose_picks_all_change_nothing_says_so_and_lands_as_no_op(ahead_world):
@@ -26,11 +16,7 @@ async def test_a_chain_whose_picks_all_change_nothing_says_so_and_lands_as_no_op
     the fork's file at the first pick, the second applies cleanly to the same file, and neither
     pick changes anything."""
     w, up_src, upstream = ahead_world
-    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
-    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
-    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
-    await w.bot.settle()
-    [chain] = await open_prs(w.alice)
+    c2, c3, chain = await the_rules_resolve_the_amd_chain(w, up_src, upstream)
     branch = f"forksync/chain-{c2[:12]}"
     assert chain["head"]["ref"] == branch and "## Resolved by forksync's rules" in chain["body"]
     first, second = fork_git(w, "log", "--reverse", "--format=%H", f"main..{branch}").split()

@@ -2,6 +2,7 @@
 merge-upstream, auth failures, and the response check catching a drifted fake."""
 from __future__ import annotations
 
+import contextlib
 import time
 
 import aiohttp
@@ -233,17 +234,26 @@ async def test_the_authenticated_user_is_the_tokens_account_and_not_an_installat
     assert [r["status"] for r in fake_github.requests_for("users/get-authenticated")] == [200, 403, 401]
 
 
-async def test_a_reader_comments_and_opens_issues_but_cannot_label(world):
-    """GitHub lets a person with read access comment on a repository's issues and pull requests and
-    open issues (only triage and up edit others' labels): a maintainer's ``/forksync`` command from a
-    reader must reach the App, which then refuses it by the sender's permission, not the local
-    GitHub at the comment's POST (where it stood: "Must have push access")."""
+@contextlib.asynccontextmanager
+async def a_reader(world):
+    """``(issue, the owner's comment on it, rita's client)``: rita has read access to meta/triton, and
+    the App opened an issue and commented on it."""
     fake, fork, gh, src, shas = world
     fake.add_collaborator(fork, "rita", "read")
     fake.add_token("ghp_ritaReadOnly", "rita")
     async with aiohttp.ClientSession() as s:
         issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
-        rita = token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+        theirs = await gh.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
+                               data={"body": "the owner's words"})
+        yield issue, theirs, token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+
+
+async def test_a_reader_comments_and_opens_issues_but_cannot_label(world):
+    """GitHub lets a person with read access comment on a repository's issues and pull requests and
+    open issues (only triage and up edit others' labels): a maintainer's ``/forksync`` command from a
+    reader must reach the App, which then refuses it by the sender's permission, not the local
+    GitHub at the comment's POST (where it stood: "Must have push access")."""
+    async with a_reader(world) as (issue, _, rita):
         c = await rita.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
                             data={"body": "/forksync help"})
         assert c["user"]["login"] == "rita"
@@ -259,14 +269,7 @@ async def test_a_reader_edits_and_deletes_their_own_comment_but_not_anothers(wor
     """GitHub lets a comment's author edit and delete it whatever their access (a reader's own
     ``/forksync`` comment, edited to take a command back, is an ``edited`` event forksync reads);
     another person's comment takes write access. The local GitHub asked for push access of both."""
-    fake, fork, gh, src, shas = world
-    fake.add_collaborator(fork, "rita", "read")
-    fake.add_token("ghp_ritaReadOnly", "rita")
-    async with aiohttp.ClientSession() as s:
-        issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
-        theirs = await gh.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
-                               data={"body": "the owner's words"})
-        rita = token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+    async with a_reader(world) as (issue, theirs, rita):
         c = await rita.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
                             data={"body": "/forksync help"})
         with pytest.raises(GitHubAPIError) as e:
@@ -282,14 +285,7 @@ async def test_a_reader_edits_and_deletes_their_own_comment_but_not_anothers(wor
 async def test_a_reader_reacts_to_a_comment_and_closes_the_issue_they_opened(world):
     """GitHub lets a person with read access react to comments and issues and edit or close an issue
     they opened; the local GitHub asked for push access of both (a reader's 👍 on a status issue)."""
-    fake, fork, gh, src, shas = world
-    fake.add_collaborator(fork, "rita", "read")
-    fake.add_token("ghp_ritaReadOnly", "rita")
-    async with aiohttp.ClientSession() as s:
-        issue = await gh.post("/repos/{owner}/{repo}/issues", R, data={"title": "status"})
-        theirs = await gh.post("/repos/{owner}/{repo}/issues/{n}/comments", {**R, "n": issue["number"]},
-                               data={"body": "the owner's words"})
-        rita = token_client(s, "ghp_ritaReadOnly", base_url=fake.url)
+    async with a_reader(world) as (issue, theirs, rita):
         x = await rita.post("/repos/{owner}/{repo}/issues/comments/{id}/reactions", {**R, "id": theirs["id"]},
                             data={"content": "+1"})
         assert x["user"]["login"] == "rita"

@@ -659,16 +659,23 @@ def test_damaged_files_finds_what_a_power_loss_empties_or_cuts(up, tmp_path, dam
     assert gitio.damaged_files(tmp_path / "absent.git") == ([], [])
 
 
-def test_a_forks_old_sync_branch_stays_in_flight_when_the_rewrite_squashed_its_base_beside_a_feature_branch(up, tmp_path):
-    # The fork squashes its newest commit (a fixup) into the one before while a sync PR built on
-    # it is open, and a person's feature branch still starts at the old tip. The sync branch's
-    # base is "rewritten into the fork tip's history" (built_for's docstring: in flight), but no
-    # commit there has the fixup's subject, and the feature branch holds the base: the branch was
-    # taken for one built for `alice/feature`, and its upstream commit is planned a second time
-    # while its PR is open. Pre-change, every forksync branch not merged was in flight.
+@pytest.mark.parametrize("first, second", [
+    # an autosquash (`git rebase -i --autosquash`) folds a "fixup!" commit into the one it names
+    ("[main] tune the scheduler", "fixup! [main] tune the scheduler"),
+    # openxla/triton's llvm-head keeps its own changes as one commit ("OpenXLA-specific changes") and
+    # folds what was pushed on top into it at the next rebase: `rebase -i`'s `fixup` verb on a commit
+    # with an ordinary subject
+    ("[main] OpenXLA-specific changes", "[main] make the scheduler faster")])
+def test_a_forks_old_sync_branch_stays_in_flight_when_a_squash_folded_its_base_away(up, tmp_path, first, second):
+    # The fork folds its newest commit into the one before while a sync PR built on it is open, and
+    # a person's feature branch still starts at the old tip. The sync branch's base is rewritten
+    # into the fork tip's history (the commit it was folded into keeps its author and author time):
+    # in flight. Compared alone, the base had no copy there, the feature branch holding it was taken
+    # for the branch the sync branch was built for, and its upstream commit was planned a second
+    # time while its PR was open.
     fork = up.clone(tmp_path / "fork")
-    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
-    fork.commit("fixup! [main] tune the scheduler", {"lib/sched.cpp": "faster\n"}, when=T0 + 7)
+    fork.commit(first, {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    fork.commit(second, {"lib/sched.cpp": "faster\n"}, when=T0 + 7)
     u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
     fork.add_remote("upstream", up.path)
     fork.checkout("main", new_branch="alice/feature")
@@ -678,11 +685,10 @@ def test_a_forks_old_sync_branch_stays_in_flight_when_the_rewrite_squashed_its_b
     fork.checkout("main")
     repo = pygit2.Repository(str(fork.path / ".git"))
     assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
-    # the squash (git rebase -i --autosquash): one commit, the first one's subject and author time
+    # the squash: one commit, the first one's subject and author time
     fork.git("reset", "-q", "--soft", "main~2")
-    fork.git("commit", "-q", "-m", "[main] tune the scheduler", when=T0 + 6)
+    fork.git("commit", "-q", "-m", first, when=T0 + 6)
     assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
-
 
 def test_a_sync_branch_built_for_a_fork_branch_that_backported_a_commit_is_not_in_flight_on_the_other(up, tmp_path):
     # A release branch backports one of main's commits (git cherry-pick keeps its author and author
@@ -728,32 +734,6 @@ def test_a_dangling_origin_head_is_not_the_default_branch(tmp_path):
     repo = pygit2.Repository(str(clone.path / ".git"))
     assert gitio.default_branch(repo) == "main"
     assert gitio.sync_branch_for(repo, "chain-0123456789ab", "main") == "forksync/chain-0123456789ab"
-
-
-def test_a_forks_old_sync_branch_stays_in_flight_when_an_interactive_rebase_squashed_its_base(up, tmp_path):
-    # openxla/triton's llvm-head keeps its own changes as one commit ("OpenXLA-specific changes")
-    # and folds what was pushed on top of it into it at the next rebase: `git rebase -i` with the
-    # `fixup` / `squash` verb on a commit whose subject is an ordinary one (no "fixup!" prefix). The
-    # sync branch's base (the commit folded away) is rewritten into the fork tip's history: the
-    # commit it was folded into keeps its author and author time. Comparing the base alone finds
-    # no copy of it, the feature branch still holding the old tip is taken for the one the sync
-    # branch was built for, and the chain's upstream commit is planned again while its PR is open.
-    fork = up.clone(tmp_path / "fork")
-    fork.commit("[main] OpenXLA-specific changes", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
-    fork.commit("[main] make the scheduler faster", {"lib/sched.cpp": "faster\n"}, when=T0 + 7)
-    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
-    fork.add_remote("upstream", up.path)
-    fork.checkout("main", new_branch="alice/feature")
-    fork.commit("[alice] a feature on the old tip", {"lib/feature.cpp": "f\n"}, when=T0 + 15)
-    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
-    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
-    fork.checkout("main")
-    repo = pygit2.Repository(str(fork.path / ".git"))
-    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
-    # git rebase -i, `fixup` on the second commit: one commit, the first one's subject and author time
-    fork.git("reset", "-q", "--soft", "main~2")
-    fork.git("commit", "-q", "-m", "[main] OpenXLA-specific changes", when=T0 + 6)
-    assert [b.upstream_shas for b in gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == [(u1,)]
 
 
 def test_a_dangling_origin_head_does_not_make_the_checked_out_fork_branch_the_default(tmp_path):

@@ -154,3 +154,24 @@ def fork_git(w, *args: str) -> str:
     """``git *args`` in the fork's repository on the local GitHub; its stdout, stripped."""
     return subprocess.run(["git", f"--git-dir={w.fork.path}", *args], capture_output=True, text=True,
                           check=True).stdout.strip()
+
+
+def ahead_of_upstream(fake_github, tmp_path):
+    """:func:`validated_world` whose fork took upstream's later x.cpp (``int x = 3``) early (the
+    ``ahead_world`` fixture of tests/e2e): an async context manager giving ``(w, up_src, upstream)``."""
+    return validated_world(fake_github, tmp_path, CONFIG, files=upstream_files(**{"third_party/amd/x.cpp": X0}),
+                           fork_commits=(({"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"},
+                                          "fork: x = 3 ahead of upstream"),))
+
+
+async def the_rules_resolve_the_amd_chain(w, up_src, upstream) -> tuple[str, str, dict]:
+    """On :func:`ahead_of_upstream`: upstream's x = 2, then x = 3, pushed and synced. The first pick
+    conflicts and the ``fork-ahead`` rule keeps the fork's file; returns ``(c2, c3, the chain's PR)``."""
+    from tests.support.github import commit_files, git
+
+    c2 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 2;\n" + MIDDLE + "int z;\n"}, "AMD: x = 2 (#102)")
+    c3 = commit_files(up_src, {"third_party/amd/x.cpp": "int x = 3;\n" + MIDDLE + "int z;\n"}, "AMD: x = 3 (#103)")
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [chain] = await open_prs(w.alice)
+    return c2, c3, chain
