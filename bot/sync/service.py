@@ -1217,11 +1217,11 @@ class SyncService:
         # on the unit's branch is theirs to mark ready, whatever the row said of forksync's
         # earlier PR (the gate holds it while a person keeps it a draft)
         # (a PR its row last saw ready that is a draft now: a person converted it, forksync never does)
-        was = sync_store.branch_row(ctx.store, full_name, branch) or {}
+        row = sync_store.branch_row(ctx.store, full_name, branch) or {}
         drafted = ({"draft_by_forksync": 0} if sync_prs.opened_by_person(pr, self.bot_login)
                    else {"draft_by_forksync": int(bool(pr.get("draft")))} if what == "opened"
-                   else {"draft_by_forksync": 0} if pr.get("draft") and was.get("pr_draft") == 0 else {})
-        sync_store.save_branch(ctx.store, **{**sync_store.branch_row(ctx.store, full_name, branch), "pr": pr["number"],
+                   else {"draft_by_forksync": 0} if sync_store.drafted_since_seen_ready(row, pr.get("draft")) else {})
+        sync_store.save_branch(ctx.store, **{**row, "pr": pr["number"],
                                              "published_at": self.now(), "reason": reason,
                                              "by_rules_json": json.dumps(by_rules), **drafted,
                                              "pr_draft": int(bool(pr.get("draft")))})

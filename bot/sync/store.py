@@ -384,6 +384,14 @@ def save_branch(store, **row) -> None:
         store.db["sync_branches"].upsert(row, pk="key", alter=True)
 
 
+def drafted_since_seen_ready(row: dict | None, draft: bool) -> bool:
+    """Pure: whether a sync PR that is a draft now (``draft``) was made one by a person since its
+    row (``sync_branches``) last saw it ready (``pr_draft`` 0): forksync never converts a PR, so
+    the draft is theirs — whichever read finds it first (a gate evaluation, a publish, GitHub's
+    ``converted_to_draft``). Rows written before the column (NULL) say nothing."""
+    return bool(draft) and (row or {}).get("pr_draft") == 0
+
+
 def record_pr_draft(store, repo: str, branch: str, number: int, draft: bool) -> bool:
     """Record that PR ``number`` of ``branch`` of fork ``repo`` is a draft (``draft``) or ready,
     on the unit's open row that speaks for that PR (``sync_branches.pr``). A draft the row last saw
@@ -392,9 +400,8 @@ def record_pr_draft(store, repo: str, branch: str, number: int, draft: bool) -> 
     row = _row_of_pr(store, repo, branch, number)
     if row is None or row.get("pr_draft") == int(draft):
         return False
-    # a draft last seen ready was made one by a person (forksync never converts a PR): theirs, kept
-    # so once the row says draft (bot.validation.gate_inputs.person_draft)
-    person = {"draft_by_forksync": 0} if draft and row.get("pr_draft") == 0 else {}
+    # kept so once the row says draft (bot.validation.gate_inputs.person_draft)
+    person = {"draft_by_forksync": 0} if drafted_since_seen_ready(row, draft) else {}
     save_branch(store, repo=repo, branch=branch, pr_draft=int(draft), **person)
     return True
 

@@ -265,10 +265,10 @@ def person_draft(store, full: str, pr: dict, bot_login: str | None = None) -> bo
     if sync_prs.opened_by_person(pr, bot_login):
         return True
     row = unit_row(store, full, pr)
-    # a draft the row last saw ready (``pr_draft`` 0) was made one since, and only a person does
-    # that (forksync never converts a PR): theirs, also before ``converted_to_draft`` is handled —
-    # deliveries run on several workers, and another event may reach the gate first
-    return row is not None and (row.get("draft_by_forksync") == 0 or (bool(pr.get("draft")) and row.get("pr_draft") == 0))
+    # also before ``converted_to_draft`` is handled: deliveries run on several workers, and another
+    # event may reach the gate first
+    return row is not None and (row.get("draft_by_forksync") == 0
+                                or sync_store.drafted_since_seen_ready(row, bool(pr.get("draft"))))
 
 
 def protection_checks(branch: dict) -> tuple[str, ...]:
