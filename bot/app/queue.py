@@ -720,16 +720,23 @@ def get(store: Store, key: str) -> Delivery | None:
     return Delivery.from_row(dict(zip(cols, r))) if r else None
 
 
-def dead_letters(store: Store, repo: str | None = None, limit: int = 20) -> list[dict]:
-    """Dead-lettered deliveries (of ``repo`` when given), newest first:
-    ``[{"id", "event", "action", "repo", "reason", "at"}]`` (``at``: epoch s it went dead)."""
-    sql = "SELECT id, event, action, repo, dead_reason, last_error, finished_at FROM webhook_deliveries WHERE state='dead'"
-    args: list = []
+def _in_state(store: Store, state: str, columns: str, newest_by: str, repo: str | None, limit: int) -> list[tuple]:
+    """Rows ``(id, event, action, repo, *columns)`` of the deliveries in ``state`` (of ``repo`` when
+    given), newest ``newest_by`` first, at most ``limit``. ``columns`` and ``newest_by`` are this
+    module's own column names, never input."""
+    sql = f"SELECT id, event, action, repo, {columns} FROM webhook_deliveries WHERE state=?"
+    args: list = [state]
     if repo is not None:
         sql += " AND repo=?"
         args.append(repo)
     with store.lock:
-        rows = store.conn.execute(sql + " ORDER BY finished_at DESC, id DESC LIMIT ?", [*args, limit]).fetchall()
+        return store.conn.execute(sql + f" ORDER BY {newest_by} DESC, id DESC LIMIT ?", [*args, limit]).fetchall()
+
+
+def dead_letters(store: Store, repo: str | None = None, limit: int = 20) -> list[dict]:
+    """Dead-lettered deliveries (of ``repo`` when given), newest first:
+    ``[{"id", "event", "action", "repo", "reason", "at"}]`` (``at``: epoch s it went dead)."""
+    rows = _in_state(store, "dead", "dead_reason, last_error, finished_at", "finished_at", repo, limit)
     return [{"id": i, "event": e or "", "action": a or "", "repo": r or "",
              "reason": " ".join((dr or le or "no reason recorded").split())[:300], "at": f or 0.0}
             for i, e, a, r, dr, le, f in rows]
@@ -739,14 +746,8 @@ def dismissed_letters(store: Store, repo: str | None = None, limit: int = 20) ->
     """Dead letters an operator dismissed (:func:`dismiss`; of ``repo`` when given), newest
     dismissal first: ``[{"id", "event", "action", "repo", "reason", "by", "at", "why"}]``
     (``reason``: why it went dead; ``by``, ``at`` (epoch s) and ``why``: the dismissal)."""
-    sql = ("SELECT id, event, action, repo, dead_reason, dismissed_by, dismissed_at, dismiss_reason"
-           " FROM webhook_deliveries WHERE state='dismissed'")
-    args: list = []
-    if repo is not None:
-        sql += " AND repo=?"
-        args.append(repo)
-    with store.lock:
-        rows = store.conn.execute(sql + " ORDER BY dismissed_at DESC, id DESC LIMIT ?", [*args, limit]).fetchall()
+    rows = _in_state(store, "dismissed", "dead_reason, dismissed_by, dismissed_at, dismiss_reason", "dismissed_at",
+                     repo, limit)
     return [{"id": i, "event": e or "", "action": a or "", "repo": r or "",
              "reason": " ".join((dr or "no reason recorded").split())[:300], "by": b or "", "at": t or 0.0,
              "why": " ".join((w or "").split())[:300]}
