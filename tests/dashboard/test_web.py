@@ -588,3 +588,20 @@ def test_a_merged_change_point_is_drawn_apart_from_the_kept_ones():
     assert merged["x"] == [3] and merged["y"] == [1.01]
     assert merged["marker"]["color"] != by_name["change point"]["marker"]["color"]
     assert merged["customdata"] == [[pts[3]["sha"][:12], "+1.0%", f"merged into {pts[5]['sha'][:12]}"]]
+
+
+async def test_units_in_flight_keep_age_areas_and_edges_once_the_plan_no_longer_lists_them(world):
+    """The next plan lists only the unit not yet opened (the others' commits are in flight): the
+    open units keep their age, areas and what they land after, read from their rows."""
+    store, c = world
+    bundle, chain = f"bundle-{sha('u', 1600)[:12]}", f"chain-{sha('u', 1650)[:12]}"
+    planned = f"bundle-{sha('u', 1690)[:12]}"
+    for uid, deps in ((chain, [bundle]), (bundle, [])):      # as the publish writes them (Unit.depends_on)
+        sync_store.save_branch(store, repo=FORK, branch=f"forksync/{uid}", depends_json=json.dumps(deps))
+    sync_store.save_plan(store, FORK, NOW, [{"id": planned, "kind": "bundle", "shas": [sha("u", 1690)], "depends_on": [],
+                                             "areas": [], "reason": ""}])
+    doc = await get_json(c, f"/api/v1/forks/{FORK}/units")
+    by = {u["id"]: u for u in doc["units"]}
+    assert [(by[u]["age_s"], by[u]["areas"], by[u]["depends_on"]) for u in (bundle, chain, planned)] == [
+        (5 * 86_400, ["python/triton"], []), (5 * 86_400, ["lib/Dialect"], [bundle]), (5 * 86_400, [], [])]
+    assert (chain, bundle) in {(e["from"], e["to"]) for e in doc["edges"]}
