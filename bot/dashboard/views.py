@@ -242,12 +242,15 @@ def units(store: Store, fork: str, now: float, policy: Policy) -> dict:
                 else "blocked at a conflict" if r.get("conflict_sha") else "blocked by GitHub" if blocked
                 else "not opened" if pr_state == "missing"
                 else "waiting on a check that never reported" if check_wait and check_wait["overdue"] else _gate(suites))
-        started = p.get("first_planned_at") or r.get("blocked_at") or None
+        kept = sync_store.kept_plan_facts(r)
+        started = p.get("first_planned_at") or kept["first_planned_at"] or r.get("blocked_at") or None
         out.append({"id": uid, "kind": r.get("kind") or p.get("kind", ""), "pr": pr, "branch": r["branch"],
                     "url": fork_github(fork, f"pull/{pr}") if pr and pr_state != "missing" else None,
                     "pr_state": pr_state, "state": _words(r, pr_state, gate, decided, check_wait), "gate": gate, "upstream": shas,
                     "decided": decided,
-                    "depends_on": p.get("depends_on", []), "areas": p.get("areas", []),
+                    # out of the plan: what the unit lands after as its PR was last published
+                    "depends_on": p["depends_on"] if "depends_on" in p else json.loads(r.get("depends_json") or "[]"),
+                    "areas": p.get("areas") or kept["areas"],
                     "conflict_sha": r.get("conflict_sha") or None, "blocked": blocked, "suites": suites,
                     "agent_waiting_since": (r.get("agent_waiting_since") or None) if r.get("conflict_sha") else None,
                     "check_wait": check_wait, "age_s": (now - started) if started else None,

@@ -153,6 +153,12 @@ SYNC_BRANCHES = table("sync_branches", {
     # the status issue, as that publish made them (bot.sync.status.not_refreshed); 0 / NULL when
     # never, and in rows written before
     "published_at": float,
+    # when (epoch s) the unit was first planned, and its areas (JSON [names]), as the last plan that
+    # listed it said: the planner plans pending commits only, so a unit in flight leaves the saved
+    # plan at the next sync that does not re-list it, and its age and areas are read here from
+    # then on (save_plan); 0 / NULL and "" / NULL in rows written before, and before any plan listed it
+    "first_planned_at": float,
+    "areas_json": str,
 }, pk="key", indexes=[("repo", "unit_id")])
 
 #: ``kind`` and ``state`` of a back-out branch's row in ``sync_branches``.
@@ -873,11 +879,34 @@ def replace_ledger(store: Store, repo: str, rows: list[dict]) -> None:
 
 def save_plan(store: Store, repo: str, at: float, units: list[dict]) -> None:
     """The fork's plan becomes ``units``; each keeps ``first_planned_at`` (epoch s) from the last
-    plan that held the same unit id, else ``at`` (a unit id is stable: its age)."""
+    plan that held the same unit id, else from its row in flight, else ``at`` (a unit id is
+    stable: its age). Each unit in flight (its ``sync_branches`` row open or blocked) that this
+    plan or the last one lists gets that time and its areas on its row, where they stay once a
+    plan no longer lists it (:func:`kept_plan_facts`)."""
     with store.lock:
-        before = {u["id"]: u.get("first_planned_at", at) for u in load_plan(store, repo)}
-        units = [{**u, "first_planned_at": before.get(u["id"], at)} for u in units]
+        old = load_plan(store, repo)
+        rows = {r["unit_id"]: r for r in store.db[SYNC_BRANCHES.name].rows_where(
+            "repo = ? and state in ('open', 'blocked') and coalesce(unit_id, '') != ''", [repo])}
+        before = {u["id"]: u.get("first_planned_at", at) for u in old}
+        units = [{**u, "first_planned_at": before.get(u["id"]) or rows.get(u["id"], {}).get("first_planned_at") or at}
+                 for u in units]
         store.db[PLAN_SNAPSHOT.name].upsert({"repo": repo, "at": at, "units_json": json.dumps(units)}, pk="repo")
+        # the new plan's facts win over the last one's (a re-listed unit's areas may have grown)
+        for u in [*old, *units]:
+            row = rows.get(u["id"])
+            if row is None:
+                continue
+            facts = {"first_planned_at": row.get("first_planned_at") or u.get("first_planned_at") or at,
+                     "areas_json": json.dumps(list(u.get("areas") or []))}
+            if any(row.get(k) != v for k, v in facts.items()):
+                row.update(facts)
+                store.db[SYNC_BRANCHES.name].update(row["key"], facts)
+
+
+def kept_plan_facts(row: dict) -> dict:
+    """Pure: what a ``sync_branches`` row kept of the last plan that listed its unit (:func:`save_plan`):
+    ``{"first_planned_at": epoch s or None, "areas": [names]}`` (None and ``[]`` when none did)."""
+    return {"first_planned_at": row.get("first_planned_at") or None, "areas": list(json.loads(row.get("areas_json") or "[]"))}
 
 
 def load_plan(store: Store, repo: str) -> list[dict]:
