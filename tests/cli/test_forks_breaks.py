@@ -354,3 +354,63 @@ def test_a_rebased_forks_dropped_pick_revert_takes_out_only_the_upstream_commit_
     up, fork, u1, _pick = _rebased_past_a_reverted_pick(tmp_path, before_u1="One (#5)")
     assert "b.txt" not in set(fork.git("ls-files").split()) and "o.txt" in set(fork.git("ls-files").split())
     assert _holes_and_backlog(tmp_path, up, fork, capsys, monkeypatch) == ([u1], 1)
+
+
+def _backticked_git(err: str) -> list[list[str]]:
+    """The `git …` commands a warning tells a person to run, in order, as argv lists."""
+    import re
+    import shlex
+    return [shlex.split(c) for c in re.findall(r"`(git [^`]+)`", err)]
+
+
+def test_the_refetch_a_blobless_clone_is_told_to_run_gets_the_blobs_of_every_promisor_remote(
+        tmp_path, capsys, monkeypatch):
+    """A merge-based fork (intel/intel-xpu-backend-for-triton: "Merge OpenAI Triton commit …")
+    checked out as CI or a newcomer does: `git clone --filter=blob:none` of the fork, then
+    `git remote add upstream …` and `git fetch --filter=blob:none upstream`, which makes
+    `upstream` a promisor remote too. The fork merged upstream's u1 and took u3 ahead of the next
+    merge with a reworded `git cherry-pick` (only its patch-id says so); u2 is not taken.
+
+    Without blobs neither u2 nor u3 can be checked by patch-id, and the warning says how to get
+    the blobs. Running exactly the commands it prints must get them: u3 is then PICKED (an
+    isolated pick) and no PENDING entry is left unchecked. The advice named only `origin`, whose
+    refetch never brings upstream's own blobs (u2's and u3's new files live only there)."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n", "b.txt": "b\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    u2 = up.commit("Two (#12)", {"c.txt": "c only upstream\n"}, when=T0 + 2 * DAY)
+    u3 = up.commit("Three (#13)", {"d.txt": "d only upstream\n"}, when=T0 + 3 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.cherry_pick(u3, when=T0 + 4 * DAY, message="[XPU] take the d file early\n")
+    for src in (up.path, fork.path):
+        run_git(src, "config", "uploadpack.allowFilter", "true")
+        run_git(src, "config", "uploadpack.allowAnySHA1InWant", "true")
+    ci = tmp_path / "ci"
+    run_git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{fork.path}", str(ci))
+    run_git(ci, "remote", "add", "upstream", f"file://{up.path}")
+    run_git(ci, "fetch", "-q", "--filter=blob:none", "upstream")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(ci), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert sorted(doc["pending_unchecked"]) == sorted([u2, u3])
+    commands = _backticked_git(err[err.index("not checked by patch-id"):].split("\n")[0])
+    assert commands, err
+    for c in commands:
+        assert c[:2] == ["git", "-C"] and c[2] in (str(ci), str(ci / ".git")), c
+        run_git(tmp_path, *c[1:])
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["pending_unchecked"] == [] and "not checked by patch-id" not in err
+    assert (doc["counts"]["PENDING"], doc["counts"]["PICKED"], doc["merge_based"]) == (1, 1, True)
+    assert doc["isolated_picks"] == [u3]
+    rc, out, err = run(capsys, [*argv[:-2], "ledger", "export", "--json"])
+    by = {e["sha"]: e for e in json.loads(out)["entries"]}
+    assert (by[u2]["disposition"], by[u3]["disposition"]) == ("PENDING", "PICKED")
+    assert [x["rule"] for x in by[u3]["evidence"]] == ["patch-id"]
