@@ -167,10 +167,12 @@ def warn_missing(state) -> None:
         warn_once(said)
     unchecked = pending_unchecked(state)
     if unchecked:
-        # one repository for both sides: name it; else the objects may be in either
-        one = state.repo.path.rstrip("/") == state.fork_repo.path.rstrip("/")
-        warn_once(text("ledger", "pending_unchecked", unchecked=len(unchecked), shas=unchecked,
-                       where=state.fork_repo.path.rstrip("/") if one else "<repository>"))
+        # the blobs may be absent from either side's repository, and within one from any of its
+        # promisor remotes (a fork's clone whose upstream remote was fetched with a filter too)
+        repos = [state.fork_repo] + ([state.repo] if state.repo.path.rstrip("/") != state.fork_repo.path.rstrip("/")
+                                     else [])
+        refetch = [(gitio.repo_dir(r), name) for r in repos for name in gitio.promisor_remotes(r)]
+        warn_once(text("ledger", "pending_unchecked", unchecked=len(unchecked), shas=unchecked, refetch=refetch))
 
 
 def warn_unresolved(state) -> None:

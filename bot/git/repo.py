@@ -113,6 +113,22 @@ def repo_dir(repo: pygit2.Repository) -> str:
     return work if work and os.path.join(work, ".git") == git_dir else git_dir
 
 
+def promisor_remotes(repo: pygit2.Repository) -> list[str]:
+    """The remotes a partial clone fetches its absent objects from, sorted: each
+    ``remote.<name>.promisor`` that is true (``git clone --filter=…`` sets it for ``origin``, a
+    ``git fetch --filter=… <name>`` for that remote) and the older ``extensions.partialclone``.
+    Empty for a complete clone, or a snapshot that lacks objects with nothing to fetch them from."""
+    names = set()
+    for entry in repo.config:
+        key, value = entry.name, (entry.value or "").strip()
+        low = key.lower()
+        if low.startswith("remote.") and low.endswith(".promisor") and value.lower() in ("true", "yes", "on", "1"):
+            names.add(key[len("remote."):-len(".promisor")])
+        elif low == "extensions.partialclone" and value:
+            names.add(value)
+    return sorted(names)
+
+
 def head_branch(repo: pygit2.Repository) -> str | None:
     """The branch ``HEAD`` names (``master`` for ``refs/heads/master``): in a bare clone, the
     remote's default branch. None for a detached or missing ``HEAD``."""
