@@ -414,3 +414,38 @@ def test_the_refetch_a_blobless_clone_is_told_to_run_gets_the_blobs_of_every_pro
     by = {e["sha"]: e for e in json.loads(out)["entries"]}
     assert (by[u2]["disposition"], by[u3]["disposition"]) == ("PENDING", "PICKED")
     assert [x["rule"] for x in by[u3]["evidence"]] == ["patch-id"]
+
+
+def test_a_pick_that_cannot_be_predicted_names_whole_missing_blobs_and_how_many_more(tmp_path, capsys, monkeypatch):
+    """A blobless clone of a merge-based fork (Intel's shape): upstream's next commit changes five
+    files deep in the tree (as #11358 changes `python/triton_kernels/tests/test_matmul.py` and
+    `python/triton_kernels/triton_kernels/matmul_details/…`), none of whose blobs the clone has,
+    so `plan` cannot predict its pick and says which objects are missing. The list was cut at
+    300 characters in the middle of an entry — "blob 15b8153d085e… (python" — which reads as
+    a folder named `python`. Every entry it names must be whole (a blob of the commit, at its
+    real path), and the ones left out counted."""
+    paths = [f"python/triton_kernels/triton_kernels/matmul_details/opt_flags_details/part_{i}.py" for i in range(5)]
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {p: f"head\n{p} v0\nmiddle\n\n\ntail\n" for p in paths}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {paths[0]: f"head\n{paths[0]} v0\nmiddle\n\n\nxpu tail\n"},
+                when=T0 + DAY // 2)
+    u1 = up.commit("[KERNELS] Fix tile selection (#11)", {p: f"head\n{p} v1\nmiddle\n\n\ntail\n" for p in paths},
+                   when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"])
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    [item] = unit["items"]
+    assert item["sha"] == u1
+    import re
+    named = re.findall(r"blob ([0-9a-f]{40}) \(([^)]*)\)", item["reason"])
+    repo = pygit2.Repository(str(fork.path))
+    blobs = {str(repo.revparse_single(f"{rev}:{p}").id): p for rev in (u1, f"{u1}^") for p in paths}
+    assert named and all(blobs.get(b) == p for b, p in named), item["reason"]
+    more = re.search(r"(\d+) more\)", item["reason"])
+    assert len(named) + (int(more.group(1)) if more else 0) == len(blobs), item["reason"]
+    assert part.attempts() == []
