@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pygit2
 
@@ -448,4 +449,39 @@ def test_a_pick_that_cannot_be_predicted_names_whole_missing_blobs_and_how_many_
     assert named and all(blobs.get(b) == p for b, p in named), item["reason"]
     more = re.search(r"(\d+) more\)", item["reason"])
     assert len(named) + (int(more.group(1)) if more else 0) == len(blobs), item["reason"]
+    assert part.attempts() == []
+
+
+def test_a_pick_unpredictable_for_missing_blobs_is_predicted_once_the_blobs_are_fetched(tmp_path, capsys, monkeypatch):
+    """`plan` on a blobless clone cannot predict a pick whose merge reads blobs the clone lacks,
+    and `status` tells the user to refetch them. Once they are fetched, the same `plan` (same
+    cache folder, same fork and upstream tips) must predict the pick from the blobs, not repeat
+    the stored "cannot be predicted (missing objects …)" of the earlier run: the missing blobs
+    were part of the answer, and they are no longer missing."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"lib/a.cpp": "head\na v0\nmiddle\n\n\ntail\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"lib/a.cpp": "head\na v0\nmiddle\n\n\nxpu tail\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("[BACKEND] Fix a (#11)", {"lib/a.cpp": "head\na v1\nmiddle\n\n\ntail\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    assert unit["items"][0]["reason"].startswith("pick cannot be predicted (missing objects: ")
+    listing = run_git(fork.path, "rev-list", "--objects", "--all")
+    for oid in {ln.split()[0] for ln in listing.splitlines()}:
+        if run_git(fork.path, "cat-file", "-t", oid).strip() == "blob":
+            data = subprocess.run(["git", "cat-file", "blob", oid], cwd=str(fork.path), capture_output=True,
+                                  check=True).stdout
+            subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=str(part.path), input=data, check=True,
+                           capture_output=True)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    assert (unit["kind"], unit["items"][0]["sha"]) == ("bundle", u1), unit["items"][0]["reason"]
+    assert unit["items"][0]["reason"] == "predicted clean pick onto the fork tip + 0 earlier bundle picks"
     assert part.attempts() == []
