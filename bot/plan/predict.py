@@ -113,6 +113,26 @@ def _short_error(e: Exception) -> str:
     return text[:200]
 
 
+#: characters of missing-object entries a plan item's reason lists before counting the rest
+MISSING_SHOWN = 300
+
+
+def _missing_objects(missing: Iterable[str]) -> str:
+    """``blob <sha> (<path>); …`` for a commit's missing objects: whole entries (at least one) up
+    to :data:`MISSING_SHOWN` characters, then how many more — a cut entry would name a folder or
+    half a sha."""
+    missing = list(missing)
+    shown: list[str] = []
+    size = 0
+    for entry in missing:
+        if shown and size + len(entry) > MISSING_SHOWN:
+            break
+        shown.append(entry)
+        size += len(entry) + 2
+    rest = len(missing) - len(shown)
+    return "; ".join(shown) + (f"; {rest} more" if rest else "")
+
+
 def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
     """Write a merge result's tree. Strict object creation is off meanwhile: a snapshot that lacks
     a large blob the fork tip merely *carries* (untouched by the pick) must still give a tree, as
@@ -799,8 +819,8 @@ class MergePredictor:
                 return got
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
-        what = "; ".join(commit.missing) if commit.missing else _short_error(first)
-        return Prediction("unknown", detail=f"missing objects: {what}"[:300]), None
+        what = _missing_objects(commit.missing) if commit.missing else _short_error(first)
+        return Prediction("unknown", detail=f"missing objects: {what}"), None
 
     def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> tuple[Prediction, dict | None]:
         repo = self.repo
