@@ -685,12 +685,12 @@ class MergePredictor:
             # before: drop it now, as merging again would, and read the answer without it
             self.renames_off = r["detail"]
             return self._stored(sha, self.key(sha, ours), ours)
+        if outcome == "unknown":
+            return None         # stored by an earlier version: the blobs it lacked may be here now
         if not key.startswith("p"):
             if r["result_tree"] and r["result_tree"] not in self.repo:
                 return None
             return Prediction(outcome, conflicts, r["result_tree"] or None, r["detail"] or "")
-        if outcome == "unknown":
-            return Prediction(outcome, conflicts, detail=r["detail"] or "")
         detail = self._renames_detail()
         if outcome == "conflict":
             return Prediction(outcome, conflicts, detail=detail)
@@ -734,7 +734,9 @@ class MergePredictor:
         pred, merged = got
         self.merges += 1
         self._memo[(ours, commit.sha)] = pred
-        if self.store is not None:
+        # an unknown answer says what the repository lacks, not what the pick does: a fetch of the
+        # missing blobs (which status advises) must get a real prediction, so it is never stored
+        if self.store is not None and pred.outcome != "unknown":
             self._remember(commit.sha, ours, pred, merged)
         return pred
 
@@ -759,7 +761,7 @@ class MergePredictor:
             "merged": json.dumps(merged) if by_paths and merged is not None else "",
             "made": json.dumps(made), "ours_tree": ours,
             "result_tree": pred.result_tree or "",
-            "detail": pred.detail if not by_paths or pred.outcome == "unknown" else ""})
+            "detail": pred.detail if not by_paths else ""})
 
     def _from_helper(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None] | None:
         """The prediction from the helper's merge of ``commit`` (computed on the tree it was
