@@ -485,3 +485,29 @@ def test_a_pick_unpredictable_for_missing_blobs_is_predicted_once_the_blobs_are_
     assert (unit["kind"], unit["items"][0]["sha"]) == ("bundle", u1), unit["items"][0]["reason"]
     assert unit["items"][0]["reason"] == "predicted clean pick onto the fork tip + 0 earlier bundle picks"
     assert part.attempts() == []
+
+
+def test_status_in_a_forks_clone_without_upstream_ref_names_the_upstream_remotes_branch(tmp_path, capsys, monkeypatch):
+    """The first command a newcomer runs: `forksync status` inside their clone of a merge-based
+    fork (intel/intel-xpu-backend-for-triton), where `git remote add upstream …` and `git fetch
+    upstream` put upstream's branch at `upstream/main`. No config, so both sides default to the
+    fork's own `main`: nothing to ingest, and the warning says to name upstream's ref. It must
+    name the one this clone has — `--upstream-ref upstream/main` — and that ref must then give the
+    real range, not leave the newcomer to guess the spelling of a remote-tracking branch."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    monkeypatch.chdir(fork.path)
+    rc, out, err = run(capsys, ["status", "--json"])
+    assert rc == 0, err
+    assert json.loads(out)["commits_in_range"] == 0
+    assert "resolve to the same commit" in err and "`--upstream-ref upstream/main`" in err, err
+    rc, out, err = run(capsys, ["--upstream-ref", "upstream/main", "status", "--json"])
+    doc = json.loads(out)
+    assert (rc, doc["commits_in_range"], doc["merge_based"], doc["frontier"]["sha"]) == (0, 1, True, u1)
