@@ -215,7 +215,8 @@ def warn_same_tip(state) -> None:
     default ref is then the fork's branch). Two refs that meet at one commit (a fork level with
     upstream: fast-forwarded, or merging upstream with nothing of its own since) are not warned."""
     if state.upstream_tip and state.upstream_tip == state.fork_tip and _same_ref(state.config):
-        warn_once(text("ledger", "same_tip", tip=state.upstream_tip))
+        warn_once(text("ledger", "same_tip", tip=state.upstream_tip,
+                       candidates=gitio.other_remote_branches(state.fork_repo, state.config.fork.ref, state.fork_tip)))
 
 
 def warn_unmatched_areas(state) -> None:

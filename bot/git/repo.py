@@ -129,6 +129,32 @@ def promisor_remotes(repo: pygit2.Repository) -> list[str]:
     return sorted(names)
 
 
+def other_remote_branches(repo: pygit2.Repository, branch: str, avoid: str) -> list[str]:
+    """Remote-tracking branches that may hold upstream's tip in a fork's clone: ``<remote>/<name>``
+    for every remote but the one ``branch`` tracks (``branch.<branch>.remote``, else ``origin``),
+    with ``name`` the fork's branch name, ``main`` or ``master``, and not at the commit ``avoid``
+    (the fork's tip); ``upstream/…`` first, then sorted. ``git remote add upstream <url>`` and
+    ``git fetch upstream`` make ``upstream/main``."""
+    name = branch.removeprefix("refs/heads/")
+    try:
+        own = str(repo.config[f"branch.{name}.remote"])
+    except (KeyError, ValueError, pygit2.GitError):
+        own = "origin"
+    out = []
+    for ref in repo.references:
+        if not ref.startswith("refs/remotes/") or ref.endswith("/HEAD"):
+            continue
+        remote, _, rest = ref[len("refs/remotes/"):].partition("/")
+        if remote == own or rest not in (name, "main", "master"):
+            continue
+        try:
+            if str(repo.references[ref].peel(pygit2.Commit).id) != avoid:
+                out.append(f"{remote}/{rest}")
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+    return sorted(out, key=lambda r: (not r.startswith("upstream/"), r))
+
+
 def head_branch(repo: pygit2.Repository) -> str | None:
     """The branch ``HEAD`` names (``master`` for ``refs/heads/master``): in a bare clone, the
     remote's default branch. None for a detached or missing ``HEAD``."""
