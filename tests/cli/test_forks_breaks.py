@@ -511,3 +511,36 @@ def test_status_in_a_forks_clone_without_upstream_ref_names_the_upstream_remotes
     rc, out, err = run(capsys, ["--upstream-ref", "upstream/main", "status", "--json"])
     doc = json.loads(out)
     assert (rc, doc["commits_in_range"], doc["merge_based"], doc["frontier"]["sha"]) == (0, 1, True, u1)
+
+
+def test_a_fork_branch_behind_the_remote_branch_it_tracks_is_warned(tmp_path, capsys, monkeypatch):
+    """A newcomer's clone of a merge-based fork, refreshed with `git fetch` (as every sync
+    script does) but never pulled: `origin/main` has the fork's newest upstream merge, the local
+    `main` that `fork.ref: main` names does not. Every figure is of the stale local branch (here
+    Days Behind 2.00 where the fork, at `origin/main`, is 0.00 behind) and nothing said so. The
+    figures stay those of the ref named, and a warning says that it is behind the branch it tracks,
+    by how many commits, and the two ways to measure the fork as pushed."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    clone = fork.clone(tmp_path / "clone")
+    clone.add_remote("upstream", up.path)
+    u2 = up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 3 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge(u2, when=T0 + 3 * DAY + 3600, message="Merge OpenAI Triton commit `u2` (#502)")
+    clone.git("fetch", "-q", "origin")
+    clone.git("fetch", "-q", "upstream")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(clone.path), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    doc = json.loads(out)
+    assert (rc, doc["frontier"]["sha"], doc["days_behind"]) == (0, u1, 2.0)
+    assert "main is 2 commit(s) behind origin/main, the branch it tracks" in err, err
+    assert f"`git -C {clone.path} merge --ff-only origin/main`" in err and "--fork-ref origin/main" in err
+    rc, out, err = run(capsys, [*argv[:3], "origin/main", *argv[4:]])
+    doc = json.loads(out)
+    assert (rc, doc["frontier"]["sha"], doc["days_behind"]) == (0, u2, 0.0) and "behind origin/main" not in err
