@@ -219,6 +219,21 @@ def warn_same_tip(state) -> None:
                        candidates=gitio.other_remote_branches(state.fork_repo, state.config.fork.ref, state.fork_tip)))
 
 
+def warn_behind_tracked(state) -> None:
+    """The fork's ref is a local branch behind the remote branch it tracks (fetched, never
+    pulled): the figures are of the branch as it is here, not of the fork as pushed."""
+    if state.as_of:
+        return
+    got = gitio.behind_tracked(state.fork_repo, state.config.fork.ref)
+    if got is None:
+        return
+    tracking, n = got
+    name = state.config.fork.ref.removeprefix("refs/heads/")
+    current = not state.fork_repo.is_bare and gitio.head_branch(state.fork_repo) == name
+    warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=current,
+                   where=gitio.repo_dir(state.fork_repo)))
+
+
 def warn_unmatched_areas(state) -> None:
     """An area path glob that matches no file at the fork's tip or upstream's: the area covers
     nothing through it (:func:`bot.config.forksync.unmatched_area_globs`)."""
@@ -240,6 +255,7 @@ def warn_state(state) -> None:
     warn_missing(state)
     warn_unresolved(state)
     warn_same_tip(state)
+    warn_behind_tracked(state)
     warn_unmatched_areas(state)
 
 

@@ -155,6 +155,28 @@ def other_remote_branches(repo: pygit2.Repository, branch: str, avoid: str) -> l
     return sorted(out, key=lambda r: (not r.startswith("upstream/"), r))
 
 
+def behind_tracked(repo: pygit2.Repository, ref: str) -> tuple[str, int] | None:
+    """``(remote-tracking branch, commits)`` when ``ref`` names a local branch strictly behind the
+    branch it tracks (``branch.<name>.remote`` / ``.merge``, as ``git status`` reads them): a clone
+    refreshed by ``git fetch`` but never pulled. None for a sha, a remote-tracking ref, a branch
+    that tracks nothing, is level with it or has commits of its own."""
+    name = ref.removeprefix("refs/heads/")
+    if f"refs/heads/{name}" not in repo.references:
+        return None
+    try:
+        remote, merge = str(repo.config[f"branch.{name}.remote"]), str(repo.config[f"branch.{name}.merge"])
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    tracking = f"{remote}/{merge.removeprefix('refs/heads/')}"
+    try:
+        local = repo.references[f"refs/heads/{name}"].peel(pygit2.Commit).id
+        theirs = repo.references[f"refs/remotes/{tracking}"].peel(pygit2.Commit).id
+        ahead, behind = repo.ahead_behind(local, theirs)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return (tracking, behind) if behind and not ahead else None
+
+
 def head_branch(repo: pygit2.Repository) -> str | None:
     """The branch ``HEAD`` names (``master`` for ``refs/heads/master``): in a bare clone, the
     remote's default branch. None for a detached or missing ``HEAD``."""
