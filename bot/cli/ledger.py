@@ -167,10 +167,12 @@ def warn_missing(state) -> None:
         warn_once(said)
     unchecked = pending_unchecked(state)
     if unchecked:
-        # one repository for both sides: name it; else the objects may be in either
-        one = state.repo.path.rstrip("/") == state.fork_repo.path.rstrip("/")
-        warn_once(text("ledger", "pending_unchecked", unchecked=len(unchecked), shas=unchecked,
-                       where=state.fork_repo.path.rstrip("/") if one else "<repository>"))
+        # the blobs may be absent from either side's repository, and within one from any of its
+        # promisor remotes (a fork's clone whose upstream remote was fetched with a filter too)
+        repos = [state.fork_repo] + ([state.repo] if state.repo.path.rstrip("/") != state.fork_repo.path.rstrip("/")
+                                     else [])
+        refetch = [(gitio.repo_dir(r), name) for r in repos for name in gitio.promisor_remotes(r)]
+        warn_once(text("ledger", "pending_unchecked", unchecked=len(unchecked), shas=unchecked, refetch=refetch))
 
 
 def warn_unresolved(state) -> None:
@@ -213,7 +215,23 @@ def warn_same_tip(state) -> None:
     default ref is then the fork's branch). Two refs that meet at one commit (a fork level with
     upstream: fast-forwarded, or merging upstream with nothing of its own since) are not warned."""
     if state.upstream_tip and state.upstream_tip == state.fork_tip and _same_ref(state.config):
-        warn_once(text("ledger", "same_tip", tip=state.upstream_tip))
+        warn_once(text("ledger", "same_tip", tip=state.upstream_tip,
+                       candidates=gitio.other_remote_branches(state.fork_repo, state.config.fork.ref, state.fork_tip)))
+
+
+def warn_behind_tracked(state) -> None:
+    """The fork's ref is a local branch behind the remote branch it tracks (fetched, never
+    pulled): the figures are of the branch as it is here, not of the fork as pushed."""
+    if state.as_of:
+        return
+    got = gitio.behind_tracked(state.fork_repo, state.config.fork.ref)
+    if got is None:
+        return
+    tracking, n = got
+    name = state.config.fork.ref.removeprefix("refs/heads/")
+    current = not state.fork_repo.is_bare and gitio.head_branch(state.fork_repo) == name
+    warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=current,
+                   where=gitio.repo_dir(state.fork_repo)))
 
 
 def warn_unmatched_areas(state) -> None:
@@ -237,6 +255,7 @@ def warn_state(state) -> None:
     warn_missing(state)
     warn_unresolved(state)
     warn_same_tip(state)
+    warn_behind_tracked(state)
     warn_unmatched_areas(state)
 
 

@@ -113,6 +113,70 @@ def repo_dir(repo: pygit2.Repository) -> str:
     return work if work and os.path.join(work, ".git") == git_dir else git_dir
 
 
+def promisor_remotes(repo: pygit2.Repository) -> list[str]:
+    """The remotes a partial clone fetches its absent objects from, sorted: each
+    ``remote.<name>.promisor`` that is true (``git clone --filter=…`` sets it for ``origin``, a
+    ``git fetch --filter=… <name>`` for that remote) and the older ``extensions.partialclone``.
+    Empty for a complete clone, or a snapshot that lacks objects with nothing to fetch them from."""
+    names = set()
+    for entry in repo.config:
+        key, value = entry.name, (entry.value or "").strip()
+        low = key.lower()
+        if low.startswith("remote.") and low.endswith(".promisor") and value.lower() in ("true", "yes", "on", "1"):
+            names.add(key[len("remote."):-len(".promisor")])
+        elif low == "extensions.partialclone" and value:
+            names.add(value)
+    return sorted(names)
+
+
+def other_remote_branches(repo: pygit2.Repository, branch: str, avoid: str) -> list[str]:
+    """Remote-tracking branches that may hold upstream's tip in a fork's clone: ``<remote>/<name>``
+    for every remote but the one ``branch`` tracks (``branch.<branch>.remote``, else ``origin``),
+    with ``name`` the fork's branch name, ``main`` or ``master``, and not at the commit ``avoid``
+    (the fork's tip); ``upstream/…`` first, then sorted. ``git remote add upstream <url>`` and
+    ``git fetch upstream`` make ``upstream/main``."""
+    name = branch.removeprefix("refs/heads/")
+    try:
+        own = str(repo.config[f"branch.{name}.remote"])
+    except (KeyError, ValueError, pygit2.GitError):
+        own = "origin"
+    out = []
+    for ref in repo.references:
+        if not ref.startswith("refs/remotes/") or ref.endswith("/HEAD"):
+            continue
+        remote, _, rest = ref[len("refs/remotes/"):].partition("/")
+        if remote == own or rest not in (name, "main", "master"):
+            continue
+        try:
+            if str(repo.references[ref].peel(pygit2.Commit).id) != avoid:
+                out.append(f"{remote}/{rest}")
+        except (KeyError, ValueError, pygit2.GitError):
+            continue
+    return sorted(out, key=lambda r: (not r.startswith("upstream/"), r))
+
+
+def behind_tracked(repo: pygit2.Repository, ref: str) -> tuple[str, int] | None:
+    """``(remote-tracking branch, commits)`` when ``ref`` names a local branch strictly behind the
+    branch it tracks (``branch.<name>.remote`` / ``.merge``, as ``git status`` reads them): a clone
+    refreshed by ``git fetch`` but never pulled. None for a sha, a remote-tracking ref, a branch
+    that tracks nothing, is level with it or has commits of its own."""
+    name = ref.removeprefix("refs/heads/")
+    if f"refs/heads/{name}" not in repo.references:
+        return None
+    try:
+        remote, merge = str(repo.config[f"branch.{name}.remote"]), str(repo.config[f"branch.{name}.merge"])
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    tracking = f"{remote}/{merge.removeprefix('refs/heads/')}"
+    try:
+        local = repo.references[f"refs/heads/{name}"].peel(pygit2.Commit).id
+        theirs = repo.references[f"refs/remotes/{tracking}"].peel(pygit2.Commit).id
+        ahead, behind = repo.ahead_behind(local, theirs)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return (tracking, behind) if behind and not ahead else None
+
+
 def head_branch(repo: pygit2.Repository) -> str | None:
     """The branch ``HEAD`` names (``master`` for ``refs/heads/master``): in a bare clone, the
     remote's default branch. None for a detached or missing ``HEAD``."""

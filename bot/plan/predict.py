@@ -113,6 +113,26 @@ def _short_error(e: Exception) -> str:
     return text[:200]
 
 
+#: characters of missing-object entries a plan item's reason lists before counting the rest
+MISSING_SHOWN = 300
+
+
+def _missing_objects(missing: Iterable[str]) -> str:
+    """``blob <sha> (<path>); …`` for a commit's missing objects: whole entries (at least one) up
+    to :data:`MISSING_SHOWN` characters, then how many more — a cut entry would name a folder or
+    half a sha."""
+    missing = list(missing)
+    shown: list[str] = []
+    size = 0
+    for entry in missing:
+        if shown and size + len(entry) > MISSING_SHOWN:
+            break
+        shown.append(entry)
+        size += len(entry) + 2
+    rest = len(missing) - len(shown)
+    return "; ".join(shown) + (f"; {rest} more" if rest else "")
+
+
 def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
     """Write a merge result's tree. Strict object creation is off meanwhile: a snapshot that lacks
     a large blob the fork tip merely *carries* (untouched by the pick) must still give a tree, as
@@ -665,12 +685,12 @@ class MergePredictor:
             # before: drop it now, as merging again would, and read the answer without it
             self.renames_off = r["detail"]
             return self._stored(sha, self.key(sha, ours), ours)
+        if outcome == "unknown":
+            return None         # stored by an earlier version: the blobs it lacked may be here now
         if not key.startswith("p"):
             if r["result_tree"] and r["result_tree"] not in self.repo:
                 return None
             return Prediction(outcome, conflicts, r["result_tree"] or None, r["detail"] or "")
-        if outcome == "unknown":
-            return Prediction(outcome, conflicts, detail=r["detail"] or "")
         detail = self._renames_detail()
         if outcome == "conflict":
             return Prediction(outcome, conflicts, detail=detail)
@@ -714,7 +734,9 @@ class MergePredictor:
         pred, merged = got
         self.merges += 1
         self._memo[(ours, commit.sha)] = pred
-        if self.store is not None:
+        # an unknown answer says what the repository lacks, not what the pick does: a fetch of the
+        # missing blobs (which status advises) must get a real prediction, so it is never stored
+        if self.store is not None and pred.outcome != "unknown":
             self._remember(commit.sha, ours, pred, merged)
         return pred
 
@@ -739,7 +761,7 @@ class MergePredictor:
             "merged": json.dumps(merged) if by_paths and merged is not None else "",
             "made": json.dumps(made), "ours_tree": ours,
             "result_tree": pred.result_tree or "",
-            "detail": pred.detail if not by_paths or pred.outcome == "unknown" else ""})
+            "detail": pred.detail if not by_paths else ""})
 
     def _from_helper(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None] | None:
         """The prediction from the helper's merge of ``commit`` (computed on the tree it was
@@ -799,8 +821,8 @@ class MergePredictor:
                 return got
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
-        what = "; ".join(commit.missing) if commit.missing else _short_error(first)
-        return Prediction("unknown", detail=f"missing objects: {what}"[:300]), None
+        what = _missing_objects(commit.missing) if commit.missing else _short_error(first)
+        return Prediction("unknown", detail=f"missing objects: {what}"), None
 
     def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> tuple[Prediction, dict | None]:
         repo = self.repo

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pygit2
 
@@ -354,3 +355,192 @@ def test_a_rebased_forks_dropped_pick_revert_takes_out_only_the_upstream_commit_
     up, fork, u1, _pick = _rebased_past_a_reverted_pick(tmp_path, before_u1="One (#5)")
     assert "b.txt" not in set(fork.git("ls-files").split()) and "o.txt" in set(fork.git("ls-files").split())
     assert _holes_and_backlog(tmp_path, up, fork, capsys, monkeypatch) == ([u1], 1)
+
+
+def _backticked_git(err: str) -> list[list[str]]:
+    """The `git …` commands a warning tells a person to run, in order, as argv lists."""
+    import re
+    import shlex
+    return [shlex.split(c) for c in re.findall(r"`(git [^`]+)`", err)]
+
+
+def test_the_refetch_a_blobless_clone_is_told_to_run_gets_the_blobs_of_every_promisor_remote(
+        tmp_path, capsys, monkeypatch):
+    """A merge-based fork (intel/intel-xpu-backend-for-triton: "Merge OpenAI Triton commit …")
+    checked out as CI or a newcomer does: `git clone --filter=blob:none` of the fork, then
+    `git remote add upstream …` and `git fetch --filter=blob:none upstream`, which makes
+    `upstream` a promisor remote too. The fork merged upstream's u1 and took u3 ahead of the next
+    merge with a reworded `git cherry-pick` (only its patch-id says so); u2 is not taken.
+
+    Without blobs neither u2 nor u3 can be checked by patch-id, and the warning says how to get
+    the blobs. Running exactly the commands it prints must get them: u3 is then PICKED (an
+    isolated pick) and no PENDING entry is left unchecked. The advice named only `origin`, whose
+    refetch never brings upstream's own blobs (u2's and u3's new files live only there)."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n", "b.txt": "b\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    u2 = up.commit("Two (#12)", {"c.txt": "c only upstream\n"}, when=T0 + 2 * DAY)
+    u3 = up.commit("Three (#13)", {"d.txt": "d only upstream\n"}, when=T0 + 3 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.cherry_pick(u3, when=T0 + 4 * DAY, message="[XPU] take the d file early\n")
+    for src in (up.path, fork.path):
+        run_git(src, "config", "uploadpack.allowFilter", "true")
+        run_git(src, "config", "uploadpack.allowAnySHA1InWant", "true")
+    ci = tmp_path / "ci"
+    run_git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{fork.path}", str(ci))
+    run_git(ci, "remote", "add", "upstream", f"file://{up.path}")
+    run_git(ci, "fetch", "-q", "--filter=blob:none", "upstream")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(ci), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert sorted(doc["pending_unchecked"]) == sorted([u2, u3])
+    commands = _backticked_git(err[err.index("not checked by patch-id"):].split("\n")[0])
+    assert commands, err
+    for c in commands:
+        assert c[:2] == ["git", "-C"] and c[2] in (str(ci), str(ci / ".git")), c
+        run_git(tmp_path, *c[1:])
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["pending_unchecked"] == [] and "not checked by patch-id" not in err
+    assert (doc["counts"]["PENDING"], doc["counts"]["PICKED"], doc["merge_based"]) == (1, 1, True)
+    assert doc["isolated_picks"] == [u3]
+    rc, out, err = run(capsys, [*argv[:-2], "ledger", "export", "--json"])
+    by = {e["sha"]: e for e in json.loads(out)["entries"]}
+    assert (by[u2]["disposition"], by[u3]["disposition"]) == ("PENDING", "PICKED")
+    assert [x["rule"] for x in by[u3]["evidence"]] == ["patch-id"]
+
+
+def test_a_pick_that_cannot_be_predicted_names_whole_missing_blobs_and_how_many_more(tmp_path, capsys, monkeypatch):
+    """A blobless clone of a merge-based fork (Intel's shape): upstream's next commit changes five
+    files deep in the tree (as #11358 changes `python/triton_kernels/tests/test_matmul.py` and
+    `python/triton_kernels/triton_kernels/matmul_details/…`), none of whose blobs the clone has,
+    so `plan` cannot predict its pick and says which objects are missing. The list was cut at
+    300 characters in the middle of an entry — "blob 15b8153d085e… (python" — which reads as
+    a folder named `python`. Every entry it names must be whole (a blob of the commit, at its
+    real path), and the ones left out counted."""
+    paths = [f"python/triton_kernels/triton_kernels/matmul_details/opt_flags_details/part_{i}.py" for i in range(5)]
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {p: f"head\n{p} v0\nmiddle\n\n\ntail\n" for p in paths}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {paths[0]: f"head\n{paths[0]} v0\nmiddle\n\n\nxpu tail\n"},
+                when=T0 + DAY // 2)
+    u1 = up.commit("[KERNELS] Fix tile selection (#11)", {p: f"head\n{p} v1\nmiddle\n\n\ntail\n" for p in paths},
+                   when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"])
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    [item] = unit["items"]
+    assert item["sha"] == u1
+    import re
+    named = re.findall(r"blob ([0-9a-f]{40}) \(([^)]*)\)", item["reason"])
+    repo = pygit2.Repository(str(fork.path))
+    blobs = {str(repo.revparse_single(f"{rev}:{p}").id): p for rev in (u1, f"{u1}^") for p in paths}
+    assert named and all(blobs.get(b) == p for b, p in named), item["reason"]
+    more = re.search(r"(\d+) more\)", item["reason"])
+    assert len(named) + (int(more.group(1)) if more else 0) == len(blobs), item["reason"]
+    assert part.attempts() == []
+
+
+def test_a_pick_unpredictable_for_missing_blobs_is_predicted_once_the_blobs_are_fetched(tmp_path, capsys, monkeypatch):
+    """`plan` on a blobless clone cannot predict a pick whose merge reads blobs the clone lacks,
+    and `status` tells the user to refetch them. Once they are fetched, the same `plan` (same
+    cache folder, same fork and upstream tips) must predict the pick from the blobs, not repeat
+    the stored "cannot be predicted (missing objects …)" of the earlier run: the missing blobs
+    were part of the answer, and they are no longer missing."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"lib/a.cpp": "head\na v0\nmiddle\n\n\ntail\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"lib/a.cpp": "head\na v0\nmiddle\n\n\nxpu tail\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("[BACKEND] Fix a (#11)", {"lib/a.cpp": "head\na v1\nmiddle\n\n\ntail\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    assert unit["items"][0]["reason"].startswith("pick cannot be predicted (missing objects: ")
+    listing = run_git(fork.path, "rev-list", "--objects", "--all")
+    for oid in {ln.split()[0] for ln in listing.splitlines()}:
+        if run_git(fork.path, "cat-file", "-t", oid).strip() == "blob":
+            data = subprocess.run(["git", "cat-file", "blob", oid], cwd=str(fork.path), capture_output=True,
+                                  check=True).stdout
+            subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=str(part.path), input=data, check=True,
+                           capture_output=True)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    assert (unit["kind"], unit["items"][0]["sha"]) == ("bundle", u1), unit["items"][0]["reason"]
+    assert unit["items"][0]["reason"] == "predicted clean pick onto the fork tip + 0 earlier bundle picks"
+    assert part.attempts() == []
+
+
+def test_status_in_a_forks_clone_without_upstream_ref_names_the_upstream_remotes_branch(tmp_path, capsys, monkeypatch):
+    """The first command a newcomer runs: `forksync status` inside their clone of a merge-based
+    fork (intel/intel-xpu-backend-for-triton), where `git remote add upstream …` and `git fetch
+    upstream` put upstream's branch at `upstream/main`. No config, so both sides default to the
+    fork's own `main`: nothing to ingest, and the warning says to name upstream's ref. It must
+    name the one this clone has — `--upstream-ref upstream/main` — and that ref must then give the
+    real range, not leave the newcomer to guess the spelling of a remote-tracking branch."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    monkeypatch.chdir(fork.path)
+    rc, out, err = run(capsys, ["status", "--json"])
+    assert rc == 0, err
+    assert json.loads(out)["commits_in_range"] == 0
+    assert "resolve to the same commit" in err and "`--upstream-ref upstream/main`" in err, err
+    rc, out, err = run(capsys, ["--upstream-ref", "upstream/main", "status", "--json"])
+    doc = json.loads(out)
+    assert (rc, doc["commits_in_range"], doc["merge_based"], doc["frontier"]["sha"]) == (0, 1, True, u1)
+
+
+def test_a_fork_branch_behind_the_remote_branch_it_tracks_is_warned(tmp_path, capsys, monkeypatch):
+    """A newcomer's clone of a merge-based fork, refreshed with `git fetch` (as every sync
+    script does) but never pulled: `origin/main` has the fork's newest upstream merge, the local
+    `main` that `fork.ref: main` names does not. Every figure is of the stale local branch (here
+    Days Behind 2.00 where the fork, at `origin/main`, is 0.00 behind) and nothing said so. The
+    figures stay those of the ref named, and a warning says that it is behind the branch it tracks,
+    by how many commits, and the two ways to measure the fork as pushed."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    clone = fork.clone(tmp_path / "clone")
+    clone.add_remote("upstream", up.path)
+    u2 = up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 3 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge(u2, when=T0 + 3 * DAY + 3600, message="Merge OpenAI Triton commit `u2` (#502)")
+    clone.git("fetch", "-q", "origin")
+    clone.git("fetch", "-q", "upstream")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(clone.path), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    doc = json.loads(out)
+    assert (rc, doc["frontier"]["sha"], doc["days_behind"]) == (0, u1, 2.0)
+    assert "main is 2 commit(s) behind origin/main, the branch it tracks" in err, err
+    assert f"`git -C {clone.path} merge --ff-only origin/main`" in err and "--fork-ref origin/main" in err
+    rc, out, err = run(capsys, [*argv[:3], "origin/main", *argv[4:]])
+    doc = json.loads(out)
+    assert (rc, doc["frontier"]["sha"], doc["days_behind"]) == (0, u2, 0.0) and "behind origin/main" not in err
