@@ -1669,6 +1669,12 @@ class SyncService:
         # what each unit lands after and is not landed yet (the gate's `lands-after`), and how
         # many wait for it: a maintainer asking why a unit has not landed reads it here
         waits = sync_store.waits(ctx.store, full_name, live)
+        # a unit waited for that a rewind holds lands only once upstream returns or builds on the
+        # rewound history: its waiting units' lines say so, as their PR bodies do (_dependencies)
+        for w in waits.values():
+            for d in w["waits_for"]:
+                if d["state"] == "open" and d["id"] in held:
+                    d["held"] = {"ref": rewound.get("ref", ""), "from": rewound.get("from", ""), "shas": list(held[d["id"]])}
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r),
                  "agent": agent(r), "not_refreshed": sync_status.not_refreshed(r, st),
