@@ -621,9 +621,13 @@ def take_dismissals(store: Store) -> list[Delivery]:
     is made by ``forksync queue``, a process that cannot reach GitHub: the worker re-renders the
     status issues that listed them (:class:`bot.app.worker.Worker`), which nothing else would do
     before the fork's next sync."""
+    untaken = "state='dismissed' AND coalesce(dismissal_shown_at, 0) < dismissed_at"
+    # read first, without the write lock: the worker asks on every turn, and there is almost never one
+    with store.lock:
+        if store.conn.execute(f"SELECT 1 FROM webhook_deliveries WHERE {untaken} LIMIT 1").fetchone() is None:
+            return []
     with store.transaction() as c:
-        cur = c.execute("SELECT * FROM webhook_deliveries WHERE state='dismissed'"
-                        " AND coalesce(dismissal_shown_at, 0) < dismissed_at ORDER BY dismissed_at, id")
+        cur = c.execute(f"SELECT * FROM webhook_deliveries WHERE {untaken} ORDER BY dismissed_at, id")
         cols = [d[0] for d in cur.description]
         taken = [Delivery.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
         for d in taken:
