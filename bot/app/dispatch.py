@@ -210,8 +210,9 @@ class Dispatcher:
         await self._refresh_alarm(d)
 
     async def on_resolved(self, ds: list[q.Delivery]) -> None:
-        """A handled delivery resolved the dead letters ``ds`` (see :mod:`bot.app.queue`): re-render
-        the status issues that listed them, once per repository."""
+        """A handled delivery resolved the dead letters ``ds`` (see :mod:`bot.app.queue`), or an
+        operator dismissed them (:func:`bot.app.queue.take_dismissals`): re-render the status
+        issues that listed them, once per repository."""
         for d in {d.repo: d for d in ds}.values():
             await self._refresh_alarm(d)
 

@@ -139,6 +139,20 @@ class Worker:
         except Exception:  # noqa: BLE001 - the alarm is also on /metrics and /healthz
             log.exception("dead-letter alarm for %s failed", d.id)
 
+    async def _dismissed(self) -> None:
+        """Take the dead letters an operator dismissed since the last turn (``forksync queue
+        --dismiss``, :func:`bot.app.queue.take_dismissals`) off where people look, as resolved ones
+        are (``on_resolved``: the status issues that listed them are rendered again); its own
+        failure is logged only, as ``_done``'s is: the next render leaves them out."""
+        if self.on_resolved is None:
+            return
+        try:
+            dismissed = q.take_dismissals(self.store)
+            if dismissed:
+                await self.on_resolved(dismissed)
+        except Exception:  # noqa: BLE001 - /metrics and /healthz already read the queue's state
+            log.exception("clearing dismissed dead letters failed")
+
     async def _done(self, d: q.Delivery) -> None:
         """``d`` was handled: when that resolved dead letters (its own, as a redelivery, or ones it
         supersedes: :func:`bot.app.queue.resolved_by`), take them off where people look, which a
@@ -207,6 +221,7 @@ class Worker:
     async def run_once(self) -> q.Delivery | None:
         """Claim and process one due delivery; returns it (None when nothing was due)."""
         self._resume()
+        await self._dismissed()
         d = q.claim(self.store, self.worker_id, self.policy, now=self.clock())
         if d is None:
             return None
@@ -256,6 +271,7 @@ class Worker:
             log.error("delivery %s (%s) dead: %s", d.id, d.event, d.dead_reason)
             await self._dead(d)
         self._resume()
+        await self._dismissed()
         batch = q.claim_many(self.store, self.worker_id, limit, self.policy, now=self.clock())
         finished = 0                # deliveries of the batch recorded (or whose lease was lost)
         begun: list[str] = []       # the one begun and not yet recorded

@@ -46,7 +46,7 @@ from bot.commands import store as commands_store
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.core.logins import among, same_login
-from bot.github.common import WRITE_LEVELS, Account, RepoRef, comment_once, from_payload, permission, react, render, split_repo
+from bot.github.common import WRITE_LEVELS, Account, Numbered, RepoRef, ReviewRef, comment_once, from_payload, permission, react, render, split_repo
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text, load_fork_config
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -165,11 +165,11 @@ async def on_review(ctx, data: dict) -> None:
     ``data`` — where reviewers naturally write a sign-off — under the rules of a comment's
     (permission, run once, one reply each); an ``edited`` review is read as an edited comment, a
     ``dismissed`` one as a deleted comment."""
-    review = data["review"]
-    comment = _Comment(id=int(review["id"]), body=review.get("body") or "", user=review.get("user"),
-                       html_url=review.get("html_url") or "", created_at=review.get("submitted_at") or "")
+    review = from_payload(ReviewRef, data, "review")
+    comment = _Comment(id=review.id, body=review.body or "", user=review.user, html_url=review.html_url or "",
+                       created_at=review.submitted_at or "")
     repo = from_payload(RepoRef, data, "repository")
-    src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-{comment.id}", reactions=False)
+    src = _Source(repo, from_payload(Numbered, data, "pull_request").number, True, comment, f"review-{comment.id}", reactions=False)
     await _on_text(ctx, data, src)
 
 
@@ -179,7 +179,7 @@ async def on_review_comment(ctx, data: dict) -> None:
     comment's; the replies go to the PR's conversation (no 👀: the reply acknowledges)."""
     comment = from_payload(_Comment, data, "comment")
     repo = from_payload(RepoRef, data, "repository")
-    src = _Source(repo, int(data["pull_request"]["number"]), True, comment, f"review-comment-{comment.id}",
+    src = _Source(repo, from_payload(Numbered, data, "pull_request").number, True, comment, f"review-comment-{comment.id}",
                   reactions=False)
     await _on_text(ctx, data, src)
 

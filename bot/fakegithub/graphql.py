@@ -12,6 +12,7 @@ import json
 import re
 
 from bot.fakegithub.auth import authenticate, repo_for
+from bot.fakegithub.events import pull_event
 from bot.fakegithub.routing import Ctx, GitHubError
 
 MUTATIONS = {"markPullRequestReadyForReview": False, "convertPullRequestToDraft": True}
@@ -60,13 +61,16 @@ async def serve(fake, request, body: bytes) -> tuple[int, dict]:
     try:
         ctx.repo = repo_for(fake.state, ctx, repo.owner.login, repo.name)
         ctx.require_permission("pull_requests")
-        ctx.require_actor()
+        actor = ctx.require_actor()
     except GitHubError as e:
         return 200, _error(e.message, "FORBIDDEN")
     async with fake._lock:       # noqa: SLF001 - one state change at a time, as the REST handlers
         if repo.issues[pull.number].state != "open":
             return 200, _error("Pull request is closed")
-        # GitHub also sends pull_request.ready_for_review / converted_to_draft; the webhook pack
-        # the fake is held to has no schema for them, so none (tests deliver them themselves)
+        # a change is told as GitHub tells it (pull_request.converted_to_draft / ready_for_review,
+        # held to spec/webhooks.json); asked for the state it has, GitHub changes nothing
+        changed = pull.draft != draft
         pull.draft = draft
+        if changed:
+            pull_event(fake, repo, pull, "converted_to_draft" if draft else "ready_for_review", actor)
     return 200, {"data": {m.group(1): {"pullRequest": {"number": pull.number, "isDraft": pull.draft}}}}

@@ -54,6 +54,38 @@ class RepoRef(_Loose):
         return self.full_name.split("/", 1)[1] if "/" in self.full_name else ""
 
 
+class Numbered(_Loose):
+    """What a handler reads of a payload's ``issue`` (or of a ``pull_request`` it only names): the
+    rest goes on as GitHub sent it (:func:`payload_object`)."""
+    number: int
+
+
+class BranchRef(_Loose):
+    ref: str
+    sha: str
+
+
+class PullRef(Numbered):
+    """What the pull request handlers and the services they call read of a payload's
+    ``pull_request`` (its number, its head's branch and sha), checked before any of them acts."""
+    head: BranchRef
+
+
+class ReviewRef(_Loose):
+    """A ``pull_request_review`` payload's ``review``; ``body`` and ``user`` null as GitHub's
+    schema allows (an empty review, a deleted account)."""
+    id: int
+    body: str | None = ""
+    user: Account | None = None
+    html_url: str | None = ""
+    submitted_at: str | None = ""
+
+
+class CheckRunRef(_Loose):
+    name: str
+    head_sha: str
+
+
 class PayloadError(ValueError):
     """A payload lacks what a handler needs (raised by handlers; becomes a dead-letter reason)."""
 
@@ -102,6 +134,30 @@ def from_payload(model, data: Any, *path: str):
     of the event GitHub sent was missing or wrong."""
     from pydantic import ValidationError
 
+    cur = _at(data, path)
+    try:
+        return model.model_validate(cur)
+    except ValidationError as e:
+        raise PayloadError(describe_invalid(e, tuple(path))) from None
+
+
+def payload_object(data: Any, *path: str, needs=None) -> dict:
+    """The JSON object at payload path ``path`` of ``data``, as GitHub sent it (for the code that
+    reads it on), checked to be one and, with ``needs`` (a pydantic model class), to hold that
+    model's fields (:func:`from_payload`). Raises :class:`PayloadError` naming the wrong field by
+    its payload path (``pull_request: field required``, ``pull_request.head: field required``),
+    never a ``KeyError`` of the code that would have read it later."""
+    cur = _at(data, path)
+    if not isinstance(cur, dict):
+        raise PayloadError(f"{payload_path(path) or 'the payload'}: should be an object")
+    if needs is not None:
+        from_payload(needs, data, *path)
+    return cur
+
+
+def _at(data: Any, path: tuple) -> Any:
+    """The value at payload path ``path`` of ``data``; :class:`PayloadError` naming the first key
+    missing, or the first value on the way that is no object."""
     cur = data
     for i, key in enumerate(path):
         if not isinstance(cur, dict):
@@ -109,10 +165,7 @@ def from_payload(model, data: Any, *path: str):
         if key not in cur:
             raise PayloadError(f"{payload_path(path[:i + 1])}: field required")
         cur = cur[key]
-    try:
-        return model.model_validate(cur)
-    except ValidationError as e:
-        raise PayloadError(describe_invalid(e, tuple(path))) from None
+    return cur
 
 
 def is_permanent(e: BaseException) -> bool:

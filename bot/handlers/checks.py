@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef, from_payload, split_repo
+from bot.github.common import CheckRunRef, RepoRef, from_payload, payload_object, split_repo
 from bot.sync.prs import off_base
 from bot.validation import store as vstore
 from bot.validation.checks import parse_external_id
@@ -39,7 +39,7 @@ async def _pr_for_sha(ctx, full: str, sha: str, listed: list, base: str) -> int 
 
 @router.register("check_run", action="rerequested")
 async def on_rerequested(event, ctx) -> None:
-    run = event.data["check_run"]
+    run = payload_object(event.data, "check_run", needs=CheckRunRef)
     repo = from_payload(RepoRef, event.data, "repository")
     ext = parse_external_id(run.get("external_id"))
     if run.get("name") != GATE_CHECK and ext is None:
@@ -60,6 +60,8 @@ async def on_rerequested(event, ctx) -> None:
 
 @router.register("workflow_run", action="completed")
 async def on_workflow_run(event, ctx) -> None:
+    # the service reads the run's repository once it knows the run is a forksync dispatch
+    from_payload(RepoRef, event.data, "repository")
     svc = ctx.validation
     for n in await svc.on_workflow_run(ctx, event.data, downloader_for(ctx)):
         ctx.note(n)

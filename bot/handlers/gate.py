@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import PayloadError, RepoRef, from_payload
+from bot.github.common import CheckRunRef, PullRef, RepoRef, ReviewRef, from_payload, payload_object
 from bot.github.matching import open_prs_for_head
 from bot.validation.gate import GATE_CHECK
 
@@ -35,7 +35,7 @@ async def _on_open_pr(event, ctx, step: str) -> None:
     another base than the branch forksync syncs is turned away there, with a note (that branch is
     the trusted configuration's ``fork.ref``, which the event cannot tell)."""
     repo = from_payload(RepoRef, event.data, "repository")
-    pr = event.data["pull_request"]
+    pr = payload_object(event.data, "pull_request", needs=PullRef)
     if pr.get("state") != "open":
         return
     for n in await getattr(ctx.validation, step)(ctx, repo.full_name, int(pr["number"])):
@@ -55,6 +55,10 @@ async def on_pull_request(event, ctx) -> None:
 @router.register("pull_request", action="unlabeled")
 @router.register("pull_request", action="ready_for_review")     # a person's draft made ready: decide again
 async def on_review(event, ctx) -> None:
+    if event.event == "pull_request_review":
+        # the review is the event's subject: a payload without a whole one is malformed for each
+        # of its handlers (the command handler reads it), so the gate does not act on half of it
+        from_payload(ReviewRef, event.data, "review")
     await _on_open_pr(event, ctx, "evaluate")
 
 
@@ -65,9 +69,7 @@ async def on_converted_to_draft(event, ctx) -> None:
     draft (:func:`bot.validation.gate_inputs.person_draft`) — and the status issue and the
     dashboard say draft; then the gate decides again."""
     repo = from_payload(RepoRef, event.data, "repository")
-    pr = event.data.get("pull_request")
-    if not isinstance(pr, dict):
-        raise PayloadError("pull_request: should be an object" if pr is not None else "pull_request: field required")
+    pr = payload_object(event.data, "pull_request", needs=PullRef)
     if pr.get("state") != "open":
         return
     ctx.validation.drafted_by_person(ctx, repo.full_name, pr)
@@ -76,7 +78,7 @@ async def on_converted_to_draft(event, ctx) -> None:
 
 @router.register("check_run", action="completed")
 async def on_check_completed(event, ctx) -> None:
-    run = event.data["check_run"]
+    run = payload_object(event.data, "check_run", needs=CheckRunRef)
     if run.get("name") == GATE_CHECK or str(run.get("name", "")).startswith("forksync/"):
         return
     repo = from_payload(RepoRef, event.data, "repository")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef, from_payload
+from bot.github.common import PullRef, RepoRef, from_payload, payload_object
 from bot.sync import landing
 from bot.sync import store as sync_store
 from bot.validation.service import after_landing
@@ -17,7 +17,7 @@ router = routing.Router()
 @router.register("pull_request", action="closed")
 async def on_closed(event, ctx) -> None:
     repo = from_payload(RepoRef, event.data, "repository")
-    pr = event.data["pull_request"]
+    pr = payload_object(event.data, "pull_request", needs=PullRef)
     # read before the landing: the sync it runs publishes them again without the landed unit
     waiting = sync_store.lands_after_it(ctx.store, repo.full_name, (pr.get("head") or {}).get("ref") or "")
     await landing.on_closed(ctx, ctx.sync, repo.full_name, pr, sender=event.data.get("sender"))

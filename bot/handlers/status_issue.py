@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef, from_payload
+from bot.github.common import Numbered, RepoRef, from_payload, payload_object
 from bot.sync import status_issue
 
 router = routing.Router()
@@ -12,7 +12,7 @@ router = routing.Router()
 
 @router.register("issues", action="edited")
 async def on_issue_edited(event, ctx) -> None:
-    issue = event.data["issue"]
+    issue = payload_object(event.data, "issue", needs=Numbered)
     if status_issue.MARK not in (issue.get("body") or ""):
         return
     repo = from_payload(RepoRef, event.data, "repository")

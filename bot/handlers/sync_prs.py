@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gidgethub import routing
 
-from bot.github.common import RepoRef, from_payload
+from bot.github.common import PullRef, RepoRef, from_payload, payload_object
 from bot.sync import prs
 
 router = routing.Router()
@@ -14,7 +14,7 @@ router = routing.Router()
 @router.register("pull_request", action="synchronize")
 async def on_synchronize(event, ctx) -> None:
     repo = from_payload(RepoRef, event.data, "repository")
-    pr = event.data["pull_request"]
+    pr = payload_object(event.data, "pull_request", needs=PullRef)
     if await prs.on_pushed(ctx, ctx.sync, repo.full_name, pr) == "folded" \
             and ctx.validation:
         for n in await ctx.validation.validate_pr(ctx, repo.full_name, int(pr["number"])):

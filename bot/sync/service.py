@@ -844,6 +844,13 @@ class SyncService:
                                       core.ledger, sync_store.open_branches(ctx.store, full_name)), core.commits, cfg),
                                   plan=snapshots.plan_units(core.plan), keep_days=cfg.github.metrics_keep_days,
                                   stale_after_s=cfg.github.stale_after_s)
+        # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
+        retry = [b for b in blocked if not b["requires"] and b["at"] >= started and b["step"] != "apply"]
+        if not unclosed and not retry:
+            # the fork is synced to upstream's head as fetched now: a failing poll (its read of
+            # upstream, or its own sync) holds nothing back any more, whichever event brought this
+            # sync (upstream's push delivered the same update); a poll that fails again says so anew
+            sync_store.record_job(ctx.store, full_name, sync_store.POLL_JOB, None, self.now())
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
         # a person's push answered "held" while upstream stood moved back is checked now, as its
         # own event would have checked it (outside the fork's lock: a fold syncs again): the chains
@@ -857,8 +864,6 @@ class SyncService:
         lines += await self._recheck_released(ctx, full_name, cfg, again)
         if unclosed:
             raise SyncError(render_part(TEXTS, "unclosed", repo=full_name, errors="; ".join(unclosed)))
-        # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
-        retry = [b for b in blocked if not b["requires"] and b["at"] >= started and b["step"] != "apply"]
         if retry:
             # a refusal that may pass on its own (network, 5xx, a push raced): the delivery is
             # retried (and, past its attempts, dead-lettered: an alarm) — after the others went on
@@ -1669,6 +1674,12 @@ class SyncService:
         # what each unit lands after and is not landed yet (the gate's `lands-after`), and how
         # many wait for it: a maintainer asking why a unit has not landed reads it here
         waits = sync_store.waits(ctx.store, full_name, live)
+        # a unit waited for that a rewind holds lands only once upstream returns or builds on the
+        # rewound history: its waiting units' lines say so, as their PR bodies do (_dependencies)
+        for w in waits.values():
+            for d in w["waits_for"]:
+                if d["state"] == "open" and d["id"] in held:
+                    d["held"] = {"ref": rewound.get("ref", ""), "from": rewound.get("from", ""), "shas": list(held[d["id"]])}
         return [{"id": r["unit_id"], "kind": r["kind"], "pr": r["pr"],
                  "url": f"https://github.com/{full_name}/pull/{r['pr']}" if r["pr"] else "", "state": state(r),
                  "agent": agent(r), "not_refreshed": sync_status.not_refreshed(r, st),

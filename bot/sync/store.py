@@ -218,6 +218,12 @@ def load_status(store: Store, repo: str) -> SyncStatus | None:
     return _status_from_row(rows[0]) if rows else None
 
 
+#: the poller's job (bot.sync.upstream.poll_once): its read of upstream, or the sync it started,
+#: failed; cleared by the next poll that reaches upstream and finds the fork synced, or by a sync
+#: that succeeds, whatever brought it (bot.sync.service.SyncService.sync)
+POLL_JOB = "poll"
+
+
 def record_job(store: Store, repo: str, job: str, error: str | None, now: float) -> bool:
     """Record how scheduled ``job`` of fork ``repo`` ended at ``now``: ``error`` (None = it
     succeeded, which clears it; stored through :func:`bot.agents.redact.scrub`). Returns whether the set of failing jobs changed (the status issue

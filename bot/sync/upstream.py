@@ -195,8 +195,9 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None, *, ca
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: poll failed: {why}")
             # a failing "poll" job too (status issue, /healthz), cleared by the next poll that
-            # reaches upstream; the issue is rendered again either way (its numbers turned stale)
-            sync_store.record_job(store, r["fork"], "poll", f"poll of {r['upstream']} failed: {why}", now)
+            # reaches upstream or a sync that succeeds meanwhile (sync_store.POLL_JOB); the issue
+            # is rendered again either way (its numbers turned stale)
+            sync_store.record_job(store, r["fork"], sync_store.POLL_JOB, f"poll of {r['upstream']} failed: {why}", now)
             out += await refresh_quietly(svc, ctx, r["fork"])
             continue
         if r["installation_id"] in off:
@@ -210,7 +211,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None, *, ca
         # while that polled sync is failing for it. A sync that tries no unit (a fork on hold)
         # succeeds and clears the job, and a unit still blocked then is no reason to sync on
         # every poll (a fetch and a plan each, minutes on a real fork)
-        job = next((j for j in st.failing_jobs if j.get("job") == "poll"), None)
+        job = next((j for j in st.failing_jobs if j.get("job") == sync_store.POLL_JOB), None)
         retry = blocked_mod.retried_by_sync(sync_store.blocked_branches(store, r["fork"])) if job else []
         # the status issue writes when upstream was last seen into its body: a poll that syncs
         # nothing renders it again when the hour turned since then (at most one edit an hour)
@@ -232,7 +233,7 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None, *, ca
             else:
                 out.append(f"{r['fork']}: upstream unchanged")
                 # the fork is synced to the head polled (another sync got there): the poll is not failing
-                out += await job_ended(store, svc, ctx, r["fork"], "poll", None, now, refresh=hour_turned)
+                out += await job_ended(store, svc, ctx, r["fork"], sync_store.POLL_JOB, None, now, refresh=hour_turned)
             continue
         try:
             why = f"poll: upstream at {head[:12]}" if head != st.upstream_head or st.last_fetch_error else \
@@ -246,8 +247,8 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None, *, ca
             out.append(f"{r['fork']}: sync failed: {error}")
             mark_behind(store, r["fork"], head, error, now, keep_days=keep, default=st, computed_before=st.computed_at)
         # a failed polled sync has no delivery to dead-letter: it is kept as a failing "poll" job
-        # (status issue, /healthz), cleared by the next polled sync that succeeds
-        out += await job_ended(store, svc, ctx, r["fork"], "poll", error, now)
+        # (status issue, /healthz), cleared by the next sync that succeeds, polled or not
+        out += await job_ended(store, svc, ctx, r["fork"], sync_store.POLL_JOB, error, now)
     return out
 
 

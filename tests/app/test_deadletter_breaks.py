@@ -161,3 +161,48 @@ async def test_a_converted_to_draft_payload_names_its_wrong_field_by_its_payload
     assert [q.get(store, k).dead_reason for k in ("g-no-name", "g-no-repo")] == [
         "cannot be handled: malformed pull_request payload: repository.full_name: field required",
         "cannot be handled: malformed pull_request payload: repository: field required"]
+
+
+REPO = {"full_name": "meta/triton"}
+MARKED = {"body": "<!-- forksync:status-issue -->"}
+
+
+@pytest.mark.parametrize("event, data, reason", [
+    ("pull_request_review", {"action": "submitted", "repository": REPO, "pull_request": {"number": 7, "state": "open"}},
+     "review: field required"),
+    ("pull_request_review", {"action": "submitted", "repository": REPO, "review": {"body": "/forksync signoff llvm"},
+                             "pull_request": {"number": 7, "state": "open"}}, "review.id: field required"),
+    ("pull_request_review", {"action": "dismissed", "repository": REPO, "review": {"id": 3, "body": ""}},
+     "pull_request: field required"),
+    ("pull_request_review_comment", {"action": "created", "repository": REPO, "comment": {"id": 4, "body": "lgtm"},
+                                     "pull_request": {"state": "open"}}, "pull_request.number: field required"),
+    ("pull_request", {"action": "closed", "repository": REPO}, "pull_request: field required"),
+    ("pull_request", {"action": "opened", "repository": REPO, "pull_request": {"state": "open", "head": {"ref": "x", "sha": "y"}}},
+     "pull_request.number: field required"),
+    ("pull_request", {"action": "synchronize", "repository": REPO, "pull_request": {"number": 7, "state": "open"}},
+     "pull_request.head: field required"),
+    ("pull_request", {"action": "labeled", "repository": REPO, "pull_request": [7]}, "pull_request: should be an object"),
+    ("issues", {"action": "edited", "repository": REPO}, "issue: field required"),
+    ("issues", {"action": "edited", "repository": REPO, "issue": MARKED}, "issue.number: field required"),
+    ("check_run", {"action": "completed", "repository": REPO}, "check_run: field required"),
+    ("check_run", {"action": "rerequested", "repository": REPO, "check_run": {"name": "forksync/gate"}},
+     "check_run.head_sha: field required"),
+    ("workflow_run", {"action": "completed", "workflow_run": {"name": "forksync l1 x"}}, "repository: field required"),
+])
+async def test_every_handlers_malformed_payload_names_its_wrong_field_by_its_payload_path(store, event, data, reason):
+    """What a handler reads of a payload it reads through ``from_payload`` (or checks as it), so a
+    dead letter says which field GitHub sent missing or wrong by its payload path — not a
+    ``KeyError: 'review'`` (the review's command handler indexed the payload) nor an error of a
+    service the handler reached with half a payload."""
+    clock = [1000.0]
+
+    async def client_for(inst):
+        return None
+
+    disp = Dispatcher(all_routers(), store, None, client_for=client_for, bot_login="forksync[bot]",
+                      now=lambda: clock[0])
+    w = Worker(store, disp.process, worker_id="w1", clock=lambda: clock[0])
+    q.enqueue(store, delivery_id="g", hook_id="", event=event, body=json.dumps(data).encode(),
+              summary=q.summarize_payload(data), now=clock[0])
+    assert await w.drain() == 1
+    assert q.get(store, "g").dead_reason == f"cannot be handled: malformed {event} payload: {reason}"

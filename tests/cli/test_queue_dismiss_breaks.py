@@ -27,7 +27,7 @@ def test_dismiss_settles_a_dead_letter_and_keeps_it_listed(tmp_path, capsys, mon
     assert main(["queue", "--db", str(db), "--dismiss", "bad", "--reason", "GitHub sent it without comment.id"]) == 0
     assert capsys.readouterr().out.strip() == (
         "bad: dismissed by ops-ana (no longer a dead-letter alarm: /healthz and /metrics drop it now, its fork's status "
-        "issue at its next render; `forksync queue --state dismissed` lists it)")
+        "issue at the worker's next turn; `forksync queue --state dismissed` lists it)")
     with Store(db) as store:
         assert q.counts(store)["dead"] == 0 and q.dead_letter_alarm(store) == ""
         d = q.get(store, "bad")
@@ -64,3 +64,23 @@ def test_dismiss_without_a_reason_and_of_what_is_not_dead(tmp_path, capsys, monk
     assert main(["queue", "--db", str(db), "--retry", "bad"]) == 0
     with Store(db) as store:
         assert q.get(store, "bad").state == "queued"
+
+
+def test_a_dismissal_is_taken_off_the_status_issue_once_and_again_after_a_second_dismissal(tmp_path):
+    """``forksync queue`` cannot reach GitHub: the worker takes each dismissal (re-rendering the
+    status issue that listed the letter) once, and again when the letter, retried, went dead and
+    was dismissed again."""
+    db = tmp_path / "q.db"
+    _dead(db)
+    with Store(db) as store:
+        assert q.take_dismissals(store) == []
+        assert q.dismiss(store, "bad", by="ops-ana", now=2000)
+        assert [(d.id, d.repo, d.dismissed_at) for d in q.take_dismissals(store)] == [("bad", "meta/triton", 2000)]
+        assert q.take_dismissals(store) == []
+        assert q.retry_dead(store, "bad", now=2001)
+        d = q.claim(store, "w", now=2002)
+        q.fail(store, d.id, "w", "malformed issue_comment payload: comment.id: field required", permanent=True, now=2003)
+        assert q.take_dismissals(store) == []
+        assert q.dismiss(store, "bad", by="ops-ana", now=2004)
+        assert [d.dismissed_at for d in q.take_dismissals(store)] == [2004]
+        assert q.take_dismissals(store) == []

@@ -10,7 +10,7 @@ from bot.sync import store as sync_store
 from tests.e2e.test_conflict_owed import source, stacked_world  # noqa: F401
 from tests.e2e.test_upstream_rewind import rewind_upstream
 from tests.support.github import commit_files, git
-from tests.support.sync_world import open_prs
+from tests.support.sync_world import open_prs, status_body
 
 
 async def bundle_held_under_a_chain(w, up_src, upstream):
@@ -60,3 +60,21 @@ async def test_the_chain_stops_saying_the_bundle_is_held_once_upstream_returns(s
     assert f"**Lands after** #{bundle['number']} (`bundle-{b0[:12]}`)" in body, body
     assert "is held" not in body and "moved back" not in body, body
     assert w.bot.deliveries("dead") == []
+
+
+async def test_the_status_issue_says_the_unit_a_chain_waits_for_is_held(stacked_world):  # noqa: F811
+    """The chain's line on the status issue says the bundle it waits for is held and why, as the
+    chain's body does: "waits for #N" alone reads as a bundle about to land."""
+    w, up_src, upstream = stacked_world
+    b0, b3, bundle, chain = await bundle_held_under_a_chain(w, up_src, upstream)
+    body = await status_body(w)
+    [line] = [x for x in body.splitlines() if "<!-- retry:chain-" in x]
+    assert line.endswith(
+        f"waits for #{bundle['number']} (`bundle-{b0[:12]}`), held: upstream's `main` moved back past 1 of its "
+        f"commits (`{b3[:12]}`) until upstream builds on the rewound history or returns to `{b3[:12]}`)"), line
+    # once upstream returns, the chain waits for the bundle as for any other
+    git(up_src, "reset", "-q", "--hard", b3)
+    git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")
+    await w.bot.settle()
+    [line] = [x for x in (await status_body(w)).splitlines() if "<!-- retry:chain-" in x]
+    assert line.endswith(f"waits for #{bundle['number']} (`bundle-{b0[:12]}`))"), line

@@ -52,7 +52,7 @@ async def test_a_sync_pr_a_person_turned_into_a_draft_is_not_undrafted_and_merge
     assert "`draft`" in w.run_of(after["head"]["sha"], "forksync/gate").output["summary"]
     await w.alice.graphql(TO_DRAFT.replace("convertPullRequestToDraft", "markPullRequestReadyForReview"),
                           endpoint=f"{w.fake.url}/graphql", id=bundle["node_id"])
-    # (GitHub's ready_for_review event asks the gate again; the local GitHub sends none)
+    # (GitHub's ready_for_review event asks the gate again)
     await w.alice.post(f"/repos/meta/triton/issues/{bundle['number']}/comments", data={"body": "/forksync merge"})
     await w.bot.settle()
     assert (await w.pr(bundle["number"]))["merged"] is True

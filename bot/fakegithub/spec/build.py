@@ -40,6 +40,7 @@ EXTRA_WEBHOOKS = [
     "issues-unlabeled", "pull-request-review-submitted",
     "installation-repositories-added", "check-suite-requested", "check-run-created",
     "check-run-requested-action", "workflow-dispatch",
+    "pull-request-converted-to-draft", "pull-request-ready-for-review",
 ]
 # (event, action or None, index in the examples list of that event among those with that action)
 EXTRA_EXAMPLES = {
@@ -50,6 +51,8 @@ EXTRA_EXAMPLES = {
     "pull_request_review.submitted.json": ("pull_request_review", "submitted"),
     "installation_repositories.added.json": ("installation_repositories", "added"),
     "check_suite.requested.json": ("check_suite", "requested"),
+    "pull_request.converted_to_draft.json": ("pull_request", "converted_to_draft"),
+    "pull_request.ready_for_review.json": ("pull_request", "ready_for_review"),
 }
 
 
@@ -154,7 +157,8 @@ EXTRA_LICENSE_NOTE = """
   `EXTRA_WEBHOOKS`, from the same file (notices 2 and 3).
 - `webhooks/issues.opened.json`, `issues.edited.json`, `issue_comment.edited.json`,
   `pull_request.reopened.json`, `pull_request_review.submitted.json`,
-  `installation_repositories.added.json`, `check_suite.requested.json`: the first example with that
+  `installation_repositories.added.json`, `check_suite.requested.json`,
+  `pull_request.converted_to_draft.json`, `pull_request.ready_for_review.json`: the first example with that
   action in npm **@octokit/webhooks-examples@7.6.1** `api.github.com/index.json` (published from the
   octokit/webhooks repository; its package.json says `"license": "MIT"`, author Gregor Martynus;
   notice 1 above applies), re-serialised with 2-space indent.
