@@ -756,3 +756,25 @@ def test_a_dangling_origin_head_does_not_make_the_checked_out_fork_branch_the_de
     repo = pygit2.Repository(str(clone.path / ".git"))
     assert gitio.default_branch(repo) != "release"
     assert gitio.sync_branch_for(repo, "chain-0123456789ab", "release") == "forksync/release/chain-0123456789ab"
+
+
+def test_a_sync_branch_on_a_fork_commit_the_fork_dropped_carries_only_its_own_paths(up, tmp_path):
+    # The fork force-pushes its branch without its newest commit while a sync branch built on that
+    # commit is open: the branch is still in flight for the fork ref (its PR is open; the App
+    # rebuilds it, bot.git.apply.rewritten_base), but the dropped commit under it is the fork's old
+    # work, not the unit's: its files are no paths of the unit (they joined fork commits touching
+    # them to the chain in the plan), as on a branch built on the tip.
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.commit("fix the pick by hand", {"lib/x.cpp": "2\n", "lib/y.cpp": "y\n"}, when=T0 + 30)
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    [on_tip] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    fork.git("reset", "-q", "--hard", "main~1")                          # the fork drops its tune
+    [dropped] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    assert (dropped.name, dropped.upstream_shas, dropped.paths) == \
+        (on_tip.name, (u1,), frozenset({"lib/x.cpp", "lib/y.cpp"})) == (on_tip.name, on_tip.upstream_shas, on_tip.paths)
