@@ -1016,7 +1016,9 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
     ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
     they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
     (``branch ^fork_tip``), and from ``Forksync-Conflict:`` trailers of a conflict commit (the
-    unresolved pick a stopped chain carries); ``paths`` is the union of those commits' changed files. A local branch
+    unresolved pick a stopped chain carries); ``paths`` is the union of the changed files of those above the
+    branch's base (:func:`sync_base`; fork commits under it that a force push dropped from the fork tip
+    are the fork's, not the unit's). A local branch
     wins over a remote-tracking one of the same name. Sorted by name.
 
     A branch built for another fork branch of the same repository is left out
@@ -1069,7 +1071,11 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
             msg = messages[s]
             ups += [u for u in _TRAILER_UPSTREAM.findall(msg) + _TRAILER_CONFLICT.findall(msg) if u not in ups]
         if with_paths:
-            for ci in commit_infos(repo, own).values():
+            # the branch's work is what grows from its base: fork commits under it that the fork
+            # tip no longer has (a force push dropped them) are the fork's old work, not the unit's
+            base = sync_base(repo, own, messages)
+            built = rev_list(repo, tip, [fork_tip, base]) if base in set(own) else own
+            for ci in commit_infos(repo, built).values():
                 paths |= ci.paths
         seen[m.group(1)] = InFlightBranch(name=m.group(1), unit_id=unit, kind=unit.partition("-")[0],
                                           upstream_shas=tuple(ups), paths=frozenset(paths), tip=tip)
