@@ -233,7 +233,7 @@ def cmd_resolve(args) -> int:
         say("resolve", "no_conflict", names, err=True, unit=unit_id, tip=tip)
         return 2
     if args.agent:
-        return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, names)
+        return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names)
     if args.cont:
         return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names)
     return _start(args, git_dir, unit_id, base, tip, stop, state_file, names, key=key)
@@ -668,7 +668,7 @@ def _go_on(args, git_dir, unit_id, wt, state_file, names: Names) -> int:
     return 1
 
 
-def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, names: Names) -> int:
+def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names: Names) -> int:
     decided = rules_resolution(git_dir, stop) if stop.after else ()
     if decided is None:
         raise UserError(text("resolve", "agent_after_commits", names, unit=unit_id))
@@ -692,7 +692,9 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, names: Names) -> i
     keep = resolution.keep_ref(unit_id, tip)
     _git(git_dir, "update-ref", keep, tip)
     say("resolve", "agent_picked", names, commit=out.commit, rules=bool(stop.after), keep=keep)
-    return _go_on(args, git_dir, unit_id, None, _state_path(git_dir, unit_id), names)
+    # the branch's own state (forksync-resolve/<fork ref>/<unit> for another fork ref's), never
+    # the unit id's alone: that one is the default branch's resolution of the same unit
+    return _go_on(args, git_dir, unit_id, None, state_file, names)
 
 
 __all__ = ["register", "cmd_resolve"]
