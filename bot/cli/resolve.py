@@ -578,7 +578,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, nam
     try:
         chk = resolution.check(git_dir, base, head)
     except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
-        raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue", names)) from None
+        raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id}{names.ref_arg} --continue", names)) from None
     if not chk.ok:
         say("resolve", "incomplete", names, err=True, end="",
             problems=[*chk.problems, *([_removed_line(wt, removed, names)] if removed else [])])
