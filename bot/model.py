@@ -250,7 +250,8 @@ def sync_branch(unit_id: str, fork_ref: str | None = None, *, default: str | Non
 def sync_branch_ref(name: str) -> tuple[str, str] | None:
     """``(fork ref, unit id)`` a sync branch name carries: ``("", unit)`` for ``forksync/<unit>``
     (the default branch's, or one made before names carried the fork ref), ``(ref, unit)`` for
-    ``forksync/<ref>/<unit>``; None for a name that is no unit's (``forksync/backout-…``)."""
+    ``forksync/<ref>/<unit>``; None for a name that is no unit's (``forksync/backout-…``,
+    ``forksync/<ref>/backout-…``)."""
     m = _SYNC_BRANCH.match(name)
     return (m.group("ref") or "", m.group("unit")) if m else None
 

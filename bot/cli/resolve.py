@@ -75,25 +75,34 @@ from bot.store import Store
 from bot.sync.ingest import default_store, load_state, open_side, side_tip
 from bot.sync.rules import rules_resolution
 
-#: what every text of this command names besides the unit: its branch (``forksync/<unit>`` or
-#: ``forksync/<fork ref>/<unit>``) and the ``--fork-ref`` the next command needs; set once the
-#: branch is known (:func:`_fork`)
-_NAMES: dict[str, str] = {"branch": "", "ref_arg": ""}
+
+@dataclass(frozen=True)
+class Names:
+    """What every text of this command names besides the unit: its branch (``forksync/<unit>`` or
+    ``forksync/<fork ref>/<unit>``; empty: ``forksync/<unit>`` of the text's ``unit``) and the
+    `` --fork-ref <ref>`` the next command needs (empty: none). Known once the branch is
+    (:func:`_fork`); :data:`NO_NAMES` before that."""
+    branch: str = ""
+    ref_arg: str = ""
 
 
-def text(family: str, part: str, /, **context) -> str:
-    """:func:`bot.cli.text.text` with the unit's branch and ``--fork-ref`` (:data:`_NAMES`) in context."""
-    return _cli_text.text(family, part, **{**_names_for(context), **context})
+NO_NAMES = Names()
 
 
-def say(family: str, part: str, /, *, err: bool = False, end: str = "\n", **context) -> None:
-    """:func:`bot.cli.text.say` with the unit's branch and ``--fork-ref`` (:data:`_NAMES`) in context."""
-    _cli_text.say(family, part, err=err, end=end, **{**_names_for(context), **context})
+def text(family: str, part: str, names: Names, /, **context) -> str:
+    """:func:`bot.cli.text.text` with the unit's branch and ``--fork-ref`` (``names``) in context."""
+    return _cli_text.text(family, part, **{**_names_for(names, context), **context})
 
 
-def _names_for(context: dict) -> dict:
+def say(family: str, part: str, names: Names, /, *, err: bool = False, end: str = "\n", **context) -> None:
+    """:func:`bot.cli.text.say` with the unit's branch and ``--fork-ref`` (``names``) in context."""
+    _cli_text.say(family, part, err=err, end=end, **{**_names_for(names, context), **context})
+
+
+def _names_for(names: Names, context: dict) -> dict:
+    """Pure: the ``branch`` and ``ref_arg`` a text of ``context`` reads under ``names``."""
     unit = context.get("unit", "")
-    return {"branch": _NAMES["branch"] or f"forksync/{unit}", "ref_arg": _NAMES["ref_arg"]}
+    return {"branch": names.branch or f"forksync/{unit}", "ref_arg": names.ref_arg}
 
 
 def register(sub, common) -> None:
@@ -128,7 +137,7 @@ def _git(cwd, *argv, check=True, input=None, remote=False) -> str:
     p = subprocess.run(["git", *(() if remote else gitio.NO_LAZY_FETCH), *argv], cwd=str(cwd), capture_output=True,
                        text=True, input=input, env={**gitio.git_env(), "GIT_TERMINAL_PROMPT": "0"})
     if check and p.returncode != 0:
-        raise UserError(text("resolve", "git_failed", argv=argv, cwd=cwd, stderr=p.stderr.strip()))
+        raise UserError(text("resolve", "git_failed", NO_NAMES, argv=argv, cwd=cwd, stderr=p.stderr.strip()))
     return p.stdout.strip()
 
 
@@ -136,8 +145,8 @@ def _state_path(git_dir: str, unit_id: str) -> Path:
     return Path(git_dir) / "forksync-resolve" / f"{unit_id}.json"
 
 
-def _fork(args) -> tuple[object, str, str, str, str]:
-    """(cfg, fork git dir, unit id, branch ref, fork tip). The branch: the one given whole
+def _fork(args) -> tuple[object, str, str, str, str, Names]:
+    """(cfg, fork git dir, unit id, branch ref, fork tip, the names its texts read). The branch: the one given whole
     (``forksync/<fork ref>/<unit>``), else the fork ref's (:func:`bot.git.repo.sync_branch_for`)
     where it exists, else the unit's branch in flight for the fork ref whatever its name
     (``forksync/<unit>`` made before names carried the fork ref)."""
@@ -159,8 +168,8 @@ def _fork(args) -> tuple[object, str, str, str, str]:
     # the next command finds the same branch: the fork ref given, else the one a whole
     # forksync/<fork ref>/<unit> name carries
     fork_ref = getattr(args, "fork_ref", None) or (named[0] if named and named[0] else None)
-    _NAMES.update(branch=branch, ref_arg=f" --fork-ref {shlex.quote(fork_ref)}" if fork_ref else "")
-    return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/{branch}", fork_tip
+    names = Names(branch=branch, ref_arg=f" --fork-ref {shlex.quote(fork_ref)}" if fork_ref else "")
+    return cfg, repo.path.rstrip("/"), unit_id, f"refs/heads/{branch}", fork_tip, names
 
 
 def _tip(git_dir: str, ref: str) -> str | None:
@@ -168,33 +177,32 @@ def _tip(git_dir: str, ref: str) -> str | None:
     return str(r.peel(pygit2.Commit).id) if r is not None else None
 
 
-def _base(git_dir: str, fork_tip: str, tip: str) -> str:
+def _base(git_dir: str, fork_tip: str, tip: str, names: Names) -> str:
     repo = open_repository(git_dir)
     mb = repo.merge_base(pygit2.Oid(hex=fork_tip), pygit2.Oid(hex=tip))
     if mb is None:
-        raise UserError(text("resolve", "no_shared_history", tip=tip, fork_tip=fork_tip))
+        raise UserError(text("resolve", "no_shared_history", names, tip=tip, fork_tip=fork_tip))
     return str(mb)
 
 
-def _print_conflict(wt: Path, stop: resolution.ConflictStop) -> None:
-    say("resolve", "conflict", upstream=stop.upstream_sha, commit=stop.conflict_commit)
+def _print_conflict(wt: Path, stop: resolution.ConflictStop, names: Names) -> None:
+    say("resolve", "conflict", names, upstream=stop.upstream_sha, commit=stop.conflict_commit)
     for p in stop.files:
         f = wt / p
         if not f.exists():
-            say("resolve", "file_absent", path=p)
+            say("resolve", "file_absent", names, path=p)
             continue
         try:
             n = sum(1 for _, kind in marker_lines(f.read_text(errors="replace")) if kind == "<")
         except OSError:
             n = 0
-        say("resolve", "file_hunks", path=p, hunks=n)
+        say("resolve", "file_hunks", names, path=p, hunks=n)
 
 
 def cmd_resolve(args) -> int:
     refuse_unpaired("--agent", args.agent, (("--base-url", args.base_url), ("--db", args.db)))
     refuse_unpaired("--continue", args.cont, (("--push", args.push), ("--reason", args.reason or None)))
-    _NAMES.update(branch="", ref_arg="")     # set by _fork for this run (tests run many in one process)
-    cfg, git_dir, unit_id, ref, fork_tip = _fork(args)
+    cfg, git_dir, unit_id, ref, fork_tip, names = _fork(args)
     tip = _tip(git_dir, ref)
     if tip is None:
         tracking = sorted(r.removeprefix("refs/remotes/") for r in open_repository(git_dir).references
@@ -203,59 +211,59 @@ def cmd_resolve(args) -> int:
             # a clone has the fork's branch only as a remote-tracking one until it is checked out;
             # `forksync apply` would write a conflict commit of its own there, which the App never
             # folds (not the one it pushed) and the fork refuses as a push
-            raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=tracking[0]))
-        raise UserError(text("resolve", "no_branch", unit=unit_id, git_dir=git_dir, tracking=""))
+            raise UserError(text("resolve", "no_branch", names, unit=unit_id, git_dir=git_dir, tracking=tracking[0]))
+        raise UserError(text("resolve", "no_branch", names, unit=unit_id, git_dir=git_dir, tracking=""))
     # the branch's name past forksync/: the unit id for the default branch's (as before), and
     # <fork ref>/<unit> for another fork ref's, whose resolution may run beside the other's
     key = ref.removeprefix("refs/heads/forksync/")
     state_file = _state_path(git_dir, key)
     if args.abort:
-        return _abort(git_dir, unit_id, state_file)
-    base = _base(git_dir, fork_tip, tip)
-    again = f"forksync resolve {unit_id}{_NAMES['ref_arg']}" + (" --continue" if args.cont else " --agent" if args.agent else "")
+        return _abort(git_dir, unit_id, state_file, names)
+    base = _base(git_dir, fork_tip, tip, names)
+    again = f"forksync resolve {unit_id}{names.ref_arg}" + (" --continue" if args.cont else " --agent" if args.agent else "")
     try:
         stop = resolution.find_stop(git_dir, base, tip)
     except gitio.AbsentObjectsError as e:
-        raise UserError(_absent(git_dir, e, again)) from None
+        raise UserError(_absent(git_dir, e, again, names)) from None
     if stop is None:
         amended = resolution.find_amended(git_dir, base, tip, ref)
         if amended is not None:
-            print(_amended_advice(git_dir, unit_id, amended), file=sys.stderr)
+            print(_amended_advice(git_dir, unit_id, amended, names), file=sys.stderr)
             return 2
-        say("resolve", "no_conflict", err=True, unit=unit_id, tip=tip)
+        say("resolve", "no_conflict", names, err=True, unit=unit_id, tip=tip)
         return 2
     if args.agent:
-        return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop)
+        return _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names)
     if args.cont:
-        return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file)
-    return _start(args, git_dir, unit_id, base, tip, stop, state_file, key=key)
+        return _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names)
+    return _start(args, git_dir, unit_id, base, tip, stop, state_file, names, key=key)
 
 
-def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict) -> str:
+def _amended_advice(git_dir: str, unit_id: str, a: resolution.AmendedConflict, names: Names) -> str:
     """What resolve says of a conflict commit a person amended (``forksync apply`` reports it as
     the chain's open conflict and sends them here): whose commit it is, why it is not folded, and
     the commands that put their files on top of forksync's conflict commit, which ``--continue``
     then checks and folds."""
     g = f"git -C {shlex.quote(str(Path(git_dir).parent if Path(git_dir).name == '.git' else git_dir))}"
-    return text("resolve", "amended", unit=unit_id, commit=a.commit, upstream=a.upstream_sha, committer=a.committer,
+    return text("resolve", "amended", names, unit=unit_id, commit=a.commit, upstream=a.upstream_sha, committer=a.committer,
                 original=a.original, git=g)
 
 
-def _start(args, git_dir, unit_id, base, tip, stop, state_file, *, key: str) -> int:
+def _start(args, git_dir, unit_id, base, tip, stop, state_file, names: Names, *, key: str) -> int:
     if stop.after:
-        say("resolve", "commits_on_top", err=True, unit=unit_id, count=len(stop.after), commit=stop.conflict_commit)
+        say("resolve", "commits_on_top", names, err=True, unit=unit_id, count=len(stop.after), commit=stop.conflict_commit)
     if state_file.exists():
         wt = Path(json.loads(state_file.read_text())["worktree"])
-        say("resolve", "worktree_exists", unit=unit_id, worktree=wt)
-        _print_conflict(wt, stop)
+        say("resolve", "worktree_exists", names, unit=unit_id, worktree=wt)
+        _print_conflict(wt, stop, names)
         return 0
     wt = Path(args.worktree or Path(".forksync-resolve") / key).resolve()
     if wt.exists() and any(wt.iterdir()):
-        raise UserError(text("resolve", "worktree_not_empty", worktree=wt))
+        raise UserError(text("resolve", "worktree_not_empty", names, worktree=wt))
     gaps = resolution.checkout_gaps(git_dir, base, tip, stop)
     if gaps.needed:
-        raise UserError(_lacks(git_dir, text("resolve", "checkout_of", tip=tip), list(gaps.needed),
-                               text("resolve", "see_missing_objects")))
+        raise UserError(_lacks(git_dir, text("resolve", "checkout_of", names, tip=tip), list(gaps.needed),
+                               text("resolve", "see_missing_objects", names), names))
     try:
         if gaps.left_out:
             _git(git_dir, "worktree", "add", "--detach", "--no-checkout", "-q", str(wt), tip)
@@ -272,15 +280,15 @@ def _start(args, git_dir, unit_id, base, tip, stop, state_file, *, key: str) -> 
             except OSError:
                 pass
         if "unable to read" in str(e) or "missing" in str(e):
-            raise UserError(_lacks(git_dir, text("resolve", "checkout_of", tip=tip), str(e).splitlines()[0],
-                                   text("resolve", "see_missing_objects"))) from None
+            raise UserError(_lacks(git_dir, text("resolve", "checkout_of", names, tip=tip), str(e).splitlines()[0],
+                                   text("resolve", "see_missing_objects", names), names)) from None
         raise
     state_file.parent.mkdir(parents=True, exist_ok=True)
     _save_state(state_file, wt, tip, stop, gaps.left_out)
-    say("resolve", "worktree", worktree=wt)
-    _say_left_out(unit_id, gaps.left_out)
-    _print_conflict(wt, stop)
-    _print_next(unit_id)
+    say("resolve", "worktree", names, worktree=wt)
+    _say_left_out(unit_id, gaps.left_out, names)
+    _print_conflict(wt, stop, names)
+    _print_next(unit_id, names)
     return 0
 
 
@@ -413,8 +421,8 @@ def _reset(wt: Path, paths) -> str:
     return f"`git -C {shlex.quote(str(wt))} reset -q -- {shlex.join(paths)}`"
 
 
-def _removed_line(wt: Path, removed) -> str:
-    return text("resolve", "left_out_deleted", paths=_paths(removed), reset=_reset(wt, removed))
+def _removed_line(wt: Path, removed, names: Names) -> str:
+    return text("resolve", "left_out_deleted", names, paths=_paths(removed), reset=_reset(wt, removed))
 
 
 def _move(wt: Path, tip: str, left_out) -> None:
@@ -435,32 +443,32 @@ def _move(wt: Path, tip: str, left_out) -> None:
     _fill(wt, tip, left_out)
 
 
-def _say_left_out(unit_id: str, left_out) -> None:
+def _say_left_out(unit_id: str, left_out, names: Names) -> None:
     if not left_out:
         return
-    say("resolve", "left_out", err=True, paths=[p for p, _, _ in left_out], unit=unit_id)
+    say("resolve", "left_out", names, err=True, paths=[p for p, _, _ in left_out], unit=unit_id)
 
 
-def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str) -> str:
+def _lacks(git_dir: str, what: str, absent: list[tuple[str, str]] | str, then: str, names: Names) -> str:
     """What a step that needs objects the repository lacks says: ``absent`` as ``(path, blob sha)``
     pairs (or git's words where it named none), how to get them, and ``then`` what to run."""
     named = absent if isinstance(absent, str) else gitio.name_blobs(absent)
     blobs = [] if isinstance(absent, str) else [b for _, b in absent]
-    return text("resolve", "lacks", what=what, named=named, advice=gitio.fetch_advice(git_dir, blobs), then=then)
+    return text("resolve", "lacks", names, what=what, named=named, advice=gitio.fetch_advice(git_dir, blobs), then=then)
 
 
-def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str) -> str:
+def _absent(git_dir: str, e: gitio.AbsentObjectsError, again: str, names: Names) -> str:
     """The error of a step that read nothing into place: what it lacks, and the same command again."""
-    return _lacks(git_dir, e.what, list(e.absent), text("resolve", "run_again", again=again))
+    return _lacks(git_dir, e.what, list(e.absent), text("resolve", "run_again", names, again=again), names)
 
 
-def _print_next(unit_id: str) -> None:
-    say("resolve", "next", unit=unit_id)
+def _print_next(unit_id: str, names: Names) -> None:
+    say("resolve", "next", names, unit=unit_id)
 
 
-def _abort(git_dir, unit_id, state_file) -> int:
+def _abort(git_dir, unit_id, state_file, names: Names) -> int:
     if not state_file.exists():
-        raise UserError(text("resolve", "nothing_to_abort", unit=unit_id))
+        raise UserError(text("resolve", "nothing_to_abort", names, unit=unit_id))
     st = json.loads(state_file.read_text())
     wt = Path(st["worktree"])
     if wt.exists():
@@ -468,31 +476,31 @@ def _abort(git_dir, unit_id, state_file) -> int:
         if head and head != st["tip"]:       # commits made in the worktree are kept, never lost
             keep = resolution.keep_ref(unit_id, head)
             _git(git_dir, "update-ref", keep, head)
-            say("resolve", "kept_worktree_commits", keep=keep)
+            say("resolve", "kept_worktree_commits", names, keep=keep)
         _git(git_dir, "worktree", "remove", "--force", str(wt), check=False)
     _git(git_dir, "worktree", "prune", check=False)
     state_file.unlink()
-    say("resolve", "aborted", unit=unit_id, tip=st["tip"], worktree=wt)
+    say("resolve", "aborted", names, unit=unit_id, tip=st["tip"], worktree=wt)
     return 0
 
 
-def _reasons(items: list[str]) -> dict[str, str]:
+def _reasons(items: list[str], names: Names) -> dict[str, str]:
     out = {}
     for it in items:
         path, sep, why = it.partition("=")
         if not sep or not path.strip() or not why.strip():
-            raise UserError(text("resolve", "bad_reason", given=repr(it)))
+            raise UserError(text("resolve", "bad_reason", names, given=repr(it)))
         out[path.strip()] = why.strip()
     return out
 
 
-def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> int:
-    reasons = _reasons(args.reason)
+def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names: Names) -> int:
+    reasons = _reasons(args.reason, names)
     where = checked_out_in(git_dir, ref)
     if where:
         # the fold moves the branch: a checkout of it would then show the conflict markers staged
         # against the folded pick (refused up front, as `forksync apply` refuses it)
-        raise UserError(text("resolve", "checked_out", unit=unit_id, where=where))
+        raise UserError(text("resolve", "checked_out", names, unit=unit_id, where=where))
     wt = None
     removed: tuple[str, ...] = ()        # left-out paths the person deleted in the index
     committed = False                    # the person committed (part of) the resolution in the worktree
@@ -500,16 +508,16 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         head = tip            # resolution commits already on the branch (pushed from elsewhere)
     else:
         if not state_file.exists():
-            raise UserError(text("resolve", "no_worktree", unit=unit_id))
+            raise UserError(text("resolve", "no_worktree", names, unit=unit_id))
         st = json.loads(state_file.read_text())
         if st["tip"] != tip:
-            raise UserError(text("resolve", "branch_moved", unit=unit_id, was=st["tip"], tip=tip))
+            raise UserError(text("resolve", "branch_moved", names, unit=unit_id, was=st["tip"], tip=tip))
         wt = Path(st["worktree"])
         # commits the person made in the worktree (`git commit`, with their File / Reason lines)
         # are the resolution; what is left uncommitted goes into one more commit on top of them
         wt_head = _git(wt, "rev-parse", "HEAD")
         if wt_head != tip and open_repository(git_dir).merge_base(tip, wt_head) != pygit2.Oid(hex=tip):
-            raise UserError(text("resolve", "not_on_conflict", worktree=wt, head=wt_head, tip=tip, quoted=shlex.quote(str(wt)),
+            raise UserError(text("resolve", "not_on_conflict", names, worktree=wt, head=wt_head, tip=tip, quoted=shlex.quote(str(wt)),
                                  unit=unit_id))
         committed = wt_head != tip
         left_out = [(p, int(m), b) for p, m, b in st.get("left_out", ())]
@@ -521,12 +529,12 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         if changes.edited or changes.moved:
             bad = []
             if changes.edited:
-                bad.append(text("resolve", "left_out_written", paths=_paths(changes.edited), worktree=wt))
+                bad.append(text("resolve", "left_out_written", names, paths=_paths(changes.edited), worktree=wt))
             if changes.moved:
-                bad.append(text("resolve", "left_out_moved", paths=_paths(changes.moved), reset=_reset(wt, changes.moved)))
+                bad.append(text("resolve", "left_out_moved", names, paths=_paths(changes.moved), reset=_reset(wt, changes.moved)))
             if changes.removed:
-                bad.append(_removed_line(wt, changes.removed))
-            say("resolve", "incomplete", err=True, end="", problems=bad)
+                bad.append(_removed_line(wt, changes.removed, names))
+            say("resolve", "incomplete", names, err=True, end="", problems=bad)
             return 1
         staged = _staged_only(wt, left_out)
         _git(wt, "add", "-A")
@@ -543,7 +551,7 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
         tree = _git(wt, "write-tree", *(("--missing-ok",) if left_out else ()))
         fork_repo = open_repository(git_dir)
         if tree == str(fork_repo[stop.conflict_commit].peel(pygit2.Commit).tree.id):
-            say("resolve", "unchanged", err=True, worktree=wt)
+            say("resolve", "unchanged", names, err=True, worktree=wt)
             return 1
         if committed and tree == str(fork_repo[wt_head].peel(pygit2.Commit).tree.id):
             head = wt_head
@@ -561,19 +569,19 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
             keep = resolution.keep_ref(unit_id, head)
             if head != tip:
                 _git(git_dir, "update-ref", keep, head)
-            raise UserError(text("resolve", "push_refused", remote=args.push, unit=unit_id, tip=tip, head=head, keep=keep,
+            raise UserError(text("resolve", "push_refused", names, remote=args.push, unit=unit_id, tip=tip, head=head, keep=keep,
                                  error=e)) from None
         _git(git_dir, "update-ref", ref, head, tip)
         _cleanup(git_dir, wt, state_file)
-        say("resolve", "pushed", head=head, remote=args.push)
+        say("resolve", "pushed", names, head=head, remote=args.push)
         return 0
     try:
         chk = resolution.check(git_dir, base, head)
     except gitio.AbsentObjectsError as e:        # the worktree and its files stay as they are
-        raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id} --continue")) from None
+        raise UserError(_absent(git_dir, e, f"forksync resolve {unit_id}{names.ref_arg} --continue", names)) from None
     if not chk.ok:
-        say("resolve", "incomplete", err=True, end="",
-            problems=[*chk.problems, *([_removed_line(wt, removed)] if removed else [])])
+        say("resolve", "incomplete", names, err=True, end="",
+            problems=[*chk.problems, *([_removed_line(wt, removed, names)] if removed else [])])
         return 1
     repo = open_repository(git_dir)
     upstream = gitio.commit_info(repo, stop.upstream_sha)
@@ -585,10 +593,10 @@ def _continue(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file) -> 
     keep = resolution.keep_ref(unit_id, head)
     _git(git_dir, "update-ref", keep, head)
     _git(git_dir, "update-ref", ref, folded.commit, tip)
-    say("resolve", "folded", end="", conflict=stop.conflict_commit, pick=folded.commit, upstream=stop.upstream_sha, keep=keep,
+    say("resolve", "folded", names, end="", conflict=stop.conflict_commit, pick=folded.commit, upstream=stop.upstream_sha, keep=keep,
         files=folded.files)
     print_empty(git_dir, [(stop.upstream_sha, folded.commit)])
-    return _go_on(args, git_dir, unit_id, wt, state_file)
+    return _go_on(args, git_dir, unit_id, wt, state_file, names)
 
 
 def _has_identity(repo: pygit2.Repository) -> bool:
@@ -607,7 +615,7 @@ def _cleanup(git_dir, wt, state_file) -> None:
         state_file.unlink()
 
 
-def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
+def _go_on(args, git_dir, unit_id, wt, state_file, names: Names) -> int:
     """Apply the chain's next picks after a fold (re-planned: the folded pick is in flight now)."""
     cfg = fork_config_from_args(args)
     with reporter(args) as progress:
@@ -616,7 +624,7 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     unit = find_unit(run.plan, unit_id)
     if unit is None or unit.id != unit_id:
         _cleanup(git_dir, wt, state_file)
-        say("resolve", "whole_planned", unit=unit_id)
+        say("resolve", "whole_planned", names, unit=unit_id)
         return 0
     res, folds = apply_with_rules(state, unit)
     print_picked(state, res)
@@ -624,15 +632,15 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
     print_empty(git_dir, res.picked)
     if not res.conflict:
         _cleanup(git_dir, wt, state_file)
-        say("resolve", "whole", unit=unit_id, tip=res.tip or "")
+        say("resolve", "whole", names, unit=unit_id, tip=res.tip or "")
         return 0
     if res.error and not res.conflict_commit:
         # the next pick could not be made (objects it needs are absent): no conflict to resolve,
         # the same words as `forksync apply`, and the command that goes on once it is fixed
         _cleanup(git_dir, wt, state_file)
-        say("resolve", "not_applied", error=res.error, remaining=len(res.remaining), conflict=res.conflict, unit=unit_id)
+        say("resolve", "not_applied", names, error=res.error, remaining=len(res.remaining), conflict=res.conflict, unit=unit_id)
         return 1
-    base = _base(git_dir, state.fork_tip, res.tip)
+    base = _base(git_dir, state.fork_tip, res.tip, names)
     stop = resolution.find_stop(git_dir, base, res.tip)
     if wt is not None and wt.exists() and stop is not None:
         gaps = resolution.checkout_gaps(git_dir, base, res.tip, stop)
@@ -641,32 +649,32 @@ def _go_on(args, git_dir, unit_id, wt, state_file) -> int:
             # refs/forksync/resolutions/…): it goes, and a new one is made once the objects are
             # there, as for the first checkout
             _cleanup(git_dir, wt, state_file)
-            say("resolve", "stopped_cannot_move", err=True, upstream=stop.upstream_sha, commit=stop.conflict_commit,
-                lacks=_lacks(git_dir, text("resolve", "checkout_of", tip=res.tip), list(gaps.needed),
-                             text("resolve", "then_resolve", unit=unit_id)))
+            say("resolve", "stopped_cannot_move", names, err=True, upstream=stop.upstream_sha, commit=stop.conflict_commit,
+                lacks=_lacks(git_dir, text("resolve", "checkout_of", names, tip=res.tip), list(gaps.needed),
+                             text("resolve", "then_resolve", names, unit=unit_id), names))
             return 1
         if gaps.left_out or json.loads(state_file.read_text()).get("left_out"):
             _move(wt, res.tip, gaps.left_out)
         else:
             _git(wt, "checkout", "-q", "--detach", "--force", res.tip)
         _save_state(state_file, wt, res.tip, stop, gaps.left_out)
-        say("resolve", "stopped_here", worktree=wt)
-        _say_left_out(unit_id, gaps.left_out)
-        _print_conflict(wt, stop)
-        _print_next(unit_id)
+        say("resolve", "stopped_here", names, worktree=wt)
+        _say_left_out(unit_id, gaps.left_out, names)
+        _print_conflict(wt, stop, names)
+        _print_next(unit_id, names)
     else:
         _cleanup(git_dir, wt, state_file)
-        say("resolve", "stopped", upstream=res.conflict, unit=unit_id)
+        say("resolve", "stopped", names, upstream=res.conflict, unit=unit_id)
     return 1
 
 
-def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
+def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop, state_file, names: Names) -> int:
     decided = rules_resolution(git_dir, stop) if stop.after else ()
     if decided is None:
-        raise UserError(text("resolve", "agent_after_commits", unit=unit_id))
+        raise UserError(text("resolve", "agent_after_commits", names, unit=unit_id))
     case = conflict_case(git_dir, stop.parent, stop.upstream_sha, decided)
     if case is None:
-        raise UserError(text("resolve", "picks_cleanly", upstream=stop.upstream_sha, parent=stop.parent, unit=unit_id))
+        raise UserError(text("resolve", "picks_cleanly", names, upstream=stop.upstream_sha, parent=stop.parent, unit=unit_id))
 
     async def run():
         db = args.db or os.environ.get("FORKSYNC_DB", "forksync.db")
@@ -683,8 +691,10 @@ def _agent(args, cfg, git_dir, unit_id, ref, base, tip, stop) -> int:
         return 1
     keep = resolution.keep_ref(unit_id, tip)
     _git(git_dir, "update-ref", keep, tip)
-    say("resolve", "agent_picked", commit=out.commit, rules=bool(stop.after), keep=keep)
-    return _go_on(args, git_dir, unit_id, None, _state_path(git_dir, unit_id))
+    say("resolve", "agent_picked", names, commit=out.commit, rules=bool(stop.after), keep=keep)
+    # the branch's own state (forksync-resolve/<fork ref>/<unit> for another fork ref's), never
+    # the unit id's alone: that one is the default branch's resolution of the same unit
+    return _go_on(args, git_dir, unit_id, None, state_file, names)
 
 
 __all__ = ["register", "cmd_resolve"]

@@ -1080,7 +1080,9 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
     ``refs/remotes/*/forksync/*`` whose tips are not yet in ``fork_tip``. The upstream commits
     they carry come from ``Upstream-Commit:`` trailers of the branch's own commits
     (``branch ^fork_tip``), and from ``Forksync-Conflict:`` trailers of a conflict commit (the
-    unresolved pick a stopped chain carries); ``paths`` is the union of those commits' changed files. A local branch
+    unresolved pick a stopped chain carries); ``paths`` is the union of the changed files of those above the
+    branch's base (:func:`sync_base`; fork commits under it that a force push dropped from the fork tip
+    are the fork's, not the unit's). A local branch
     wins over a remote-tracking one of the same name. Sorted by name.
 
     A branch built for another fork branch of the same repository is left out
@@ -1133,7 +1135,11 @@ def in_flight_branches(repo: pygit2.Repository, fork_tip: str, *, prefix: str = 
             msg = messages[s]
             ups += [u for u in _TRAILER_UPSTREAM.findall(msg) + _TRAILER_CONFLICT.findall(msg) if u not in ups]
         if with_paths:
-            for ci in commit_infos(repo, own).values():
+            # the branch's work is what grows from its base: fork commits under it that the fork
+            # tip no longer has (a force push dropped them) are the fork's old work, not the unit's
+            base = sync_base(repo, own, messages)
+            built = rev_list(repo, tip, [fork_tip, base]) if base in set(own) else own
+            for ci in commit_infos(repo, built).values():
                 paths |= ci.paths
         seen[m.group(1)] = InFlightBranch(name=m.group(1), unit_id=unit, kind=unit.partition("-")[0],
                                           upstream_shas=tuple(ups), paths=frozenset(paths), tip=tip)
@@ -1202,7 +1208,8 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
     common case: no git work beyond the messages), when no commit carries such a trailer, when the
     base was rewritten into ``fork_tip``'s history (:func:`_rewritten_into`: a fork that rebases,
     rewords or squashes its branch, openxla/triton's ``llvm-head``, whose old sync branches still
-    have open PRs), or when no other branch holds it. Else the short name of the
+    have open PRs), when the fork ref's reflog once held it (:func:`_was_on`: a force push dropped
+    it since), or when no other branch holds it. Else the short name of the
     first local or remote-tracking branch (``git for-each-ref --contains``, one git run) that holds
     the base but not ``fork_tip``, is no ``prefix`` branch and is not ``fork_ref`` under any remote
     (real case: ROCm/triton's ``main_perf`` for a chain applied there, seen from ``triton-mlir``).
@@ -1232,7 +1239,34 @@ def built_for(repo: pygit2.Repository, own: list[str], messages: dict[str, str],
         return None
     if _rewritten_into(repo, base, fork_tip):
         return None        # the base, rewritten into the fork tip's history
+    if _was_on(repo, fork_name, base):
+        return None        # the fork ref's own, dropped from it since (a force push)
     return _branch_short(other)
+
+
+def _was_on(repo: pygit2.Repository, fork_name: str | None, base: str) -> bool:
+    """Whether the fork ref ``fork_name`` (its local branch, or its remote-tracking one under any
+    remote) once held ``base``, by its reflog: a tip it had was ``base`` or descends from it. A
+    sync branch built on the fork tip of then, whose commit a force push dropped from the fork ref
+    while another branch (a person's, cut from the old tip) still holds it, is the fork ref's,
+    not that branch's. False where no reflog is kept (a bare clone, ``core.logAllRefUpdates``
+    off): the base is then judged by the branches alone."""
+    if not fork_name:
+        return False
+    names = [f"refs/heads/{fork_name}"] + [r for r in repo.references if r.startswith("refs/remotes/")
+                                            and r[len("refs/remotes/"):].partition("/")[2] == fork_name]
+    oid = pygit2.Oid(hex=base)
+    for name in names:
+        try:
+            entries = list(repo.references[name].log())
+        except (KeyError, pygit2.GitError, ValueError):
+            continue
+        for e in entries:
+            new = e.oid_new
+            # a deleted ref's entry names no commit (all zeros)
+            if new == oid or (new.raw != bytes(20) and new in repo and repo.descendant_of(new, oid)):
+                return True
+    return False
 
 
 _BACKPORT = re.compile(r"^\(cherry picked from commit ([0-9a-f]{7,40})\)$", re.MULTILINE)

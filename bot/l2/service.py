@@ -33,6 +33,7 @@ from bot.agents.redact import scrub
 from bot.config.schedules import Schedule, as_schedule
 from bot.git.bisect import BisectError, BisectResult, GitDag, bisect, landed_commits, perf_test, reverts_in
 from bot.github.common import base_tip, issue_current, split_repo
+from bot.github.fork_config import default_branch
 from bot.l2 import detection as l2
 from bot.l2 import store as l2_store
 from bot.l2.report import (
@@ -46,6 +47,7 @@ from bot.l2.report import (
     upstream_sha_of,
 )
 from bot.l2.store import RegressionStatus
+from bot.model import sync_branch
 from bot.sync import landing
 from bot.sync import store as sync_store
 from bot.sync.prs import open_or_update_pr
@@ -259,6 +261,10 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     in a worktree of the mirror, commit with
     :func:`bot.l2.report.backout_message` (``Upstream-Reverted: …``), push
     ``forksync/backout-<sha12>`` and open the PR (``templates/prs/backout.md.j2``). Returns its number.
+    The branch is named per fork ref as a unit's sync branch is (:func:`bot.model.sync_branch`,
+    the repository's default branch read from GitHub): ``trunk`` other than the default branch gets
+    ``forksync/<trunk>/backout-<sha12>``, so two fork refs that took the same culprit (a release
+    branch cut after it landed) each get their own back-out, never the other's open PR.
 
     The branch is recorded in ``sync_branches`` (kind and state ``backout``) as soon as it is
     pushed, before its PR exists: the record, not the PR's author, is what makes the PR forksync's
@@ -270,7 +276,8 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     for this regression too: its number is returned and nothing is pushed (another series the
     same culprit slowed)."""
     culprit = ev.bisect.culprit
-    branch = f"forksync/backout-{culprit[:12]}"
+    backout_id = f"backout-{culprit[:12]}"
+    branch = sync_branch(backout_id, trunk, default=await default_branch(ctx.gh, full))
     prior = sync_store.branch_row(ctx.store, full, branch)
     if prior is not None and not sync_store.ended(prior) and int(prior.get("pr") or 0):
         # one upstream commit usually slows several kernels: each series bisects to it, and the
@@ -310,7 +317,7 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
 
     await asyncio.to_thread(build)
     live = None if sync_store.ended(prior) else prior
-    row = {"repo": full, "branch": branch, "unit_id": branch.removeprefix("forksync/"), "kind": BACKOUT,
+    row = {"repo": full, "branch": branch, "unit_id": backout_id, "kind": BACKOUT,
            "pushed_tip": pushed[0], "verified_tip": "", "pr": int((live or {}).get("pr") or 0), "state": BACKOUT,
            "shas_json": "[]", "base_sha": tip, "base": trunk, "conflict_sha": "",
            "earlier_prs": json.dumps(sync_store.earlier_prs(prior))}

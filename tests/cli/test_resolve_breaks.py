@@ -156,3 +156,36 @@ def test_the_next_command_for_a_fork_refs_branch_given_whole_names_that_branch(t
     advice = re.search(r"then: forksync resolve (\S+(?: --fork-ref \S+)?) --continue", out)
     assert advice, out
     assert advice.group(1) in (f"{unit} --fork-ref release", f"forksync/release/{unit}"), out
+
+
+def test_the_agent_finishing_a_fork_refs_chain_leaves_the_default_branchs_resolution_alone(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """The chain is stopped for main and for release; the person is resolving main's in its
+    worktree (``forksync resolve <unit>``) and asks the agent for release's (``--agent --fork-ref
+    release``). Each branch keeps its resolution state under its own name
+    (``forksync-resolve/<unit>.json``, ``forksync-resolve/release/<unit>.json``), but the agent's
+    run cleared the unit id's — main's: its ``--continue`` then said there was no worktree."""
+    from bot.fakeanthropic import FakeAnthropic, Reply
+    from tests.support.plan_repos import with_release_branch
+    pair, g, rel = with_release_branch(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FORKSYNC_ANTHROPIC_KEY", "k")
+    unit = f"chain-{pair.u['u2'][:12]}"
+    assert main(["apply", unit, *g]) == 1 and main(["apply", unit, *rel]) == 1     # both stop at u2
+    assert main(["resolve", unit, *g]) == 0
+    state = pair.fork.path / ".git" / "forksync-resolve" / f"{unit}.json"
+    wt = tmp_path / ".forksync-resolve" / unit
+    assert state.exists() and (wt / OPS).exists()
+    resolve_markers(wt / OPS, "  return r + 1 + 0 /* fork */;\n")
+    resolved = (wt / OPS).read_text()
+    reply = Reply(tool_uses=[{"name": "resolve_conflicts", "input": {
+        "files": [{"path": OPS, "content": resolved, "action": "kept both changes", "reason": "independent"}],
+        "summary": "kept both"}}])
+    with FakeAnthropic([reply], api_key="k").in_thread() as ant:
+        main(["resolve", unit, *rel, "--agent", "--base-url", ant.base_url, "--db", str(tmp_path / "f.db")])
+    out = capsys.readouterr()
+    assert "the agent's pick" in out.out, out
+    assert state.exists()
+    # main's resolution goes on where the person left it: folded, then stopped at the next conflict
+    assert main(["resolve", unit, *g, "--continue"]) == 1
+    assert "folded: conflict commit" in capsys.readouterr().out

@@ -756,3 +756,52 @@ def test_a_dangling_origin_head_does_not_make_the_checked_out_fork_branch_the_de
     repo = pygit2.Repository(str(clone.path / ".git"))
     assert gitio.default_branch(repo) != "release"
     assert gitio.sync_branch_for(repo, "chain-0123456789ab", "release") == "forksync/release/chain-0123456789ab"
+
+
+def test_a_sync_branch_on_a_fork_commit_the_fork_dropped_carries_only_its_own_paths(up, tmp_path):
+    # The fork force-pushes its branch without its newest commit while a sync branch built on that
+    # commit is open: the branch is still in flight for the fork ref (its PR is open; the App
+    # rebuilds it, bot.git.apply.rewritten_base), but the dropped commit under it is the fork's old
+    # work, not the unit's: its files are no paths of the unit (they joined fork commits touching
+    # them to the chain in the plan), as on a branch built on the tip.
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.commit("fix the pick by hand", {"lib/x.cpp": "2\n", "lib/y.cpp": "y\n"}, when=T0 + 30)
+    fork.checkout("main")
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    [on_tip] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    fork.git("reset", "-q", "--hard", "main~1")                          # the fork drops its tune
+    [dropped] = gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")
+    assert (dropped.name, dropped.upstream_shas, dropped.paths) == \
+        (on_tip.name, (u1,), frozenset({"lib/x.cpp", "lib/y.cpp"})) == (on_tip.name, on_tip.upstream_shas, on_tip.paths)
+
+
+def test_a_sync_branch_on_a_fork_commit_dropped_since_is_the_fork_refs_not_a_person_branchs(up, tmp_path):
+    # The fork force-pushes its branch without its newest commit, then goes on, while a sync
+    # branch built on that commit is open and a person's feature branch cut from the old tip still
+    # holds it. The fork ref's reflog held the commit: the sync branch is the fork ref's, in flight
+    # (its upstream commit is not planned a second time while its PR is open), not one built for
+    # the feature branch.
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[main] tune the scheduler", {"lib/sched.cpp": "fast\n"}, when=T0 + 6)
+    u1 = up.commit("U1 (#2)", {"lib/x.cpp": "1\n"}, when=T0 + 10)
+    fork.add_remote("upstream", up.path)
+    fork.checkout("main", new_branch="alice/feature")
+    fork.commit("[alice] a feature on the old tip", {"lib/feature.cpp": "f\n"}, when=T0 + 15)
+    fork.checkout("main", new_branch="forksync/chain-" + u1[:12])
+    fork.cherry_pick(u1, when=T0 + 20, trailer=f"Upstream-Commit: {u1}\nForksync-Unit: chain-{u1[:12]}")
+    fork.checkout("main")
+    fork.git("reset", "-q", "--hard", "main~1")                          # the fork drops its tune
+    fork.commit("[main] another tune", {"lib/sched.cpp": "faster\n"}, when=T0 + 30)
+    repo = pygit2.Repository(str(fork.path / ".git"))
+    assert [(b.name, b.upstream_shas, b.paths) for b in
+            gitio.in_flight_branches(repo, fork.head("main"), fork_ref="main")] == \
+        [("forksync/chain-" + u1[:12], (u1,), frozenset({"lib/x.cpp"}))]
+    # a bare clone keeps no reflog: the feature branch holding the commit is all git says there
+    fork.git("clone", "-q", "--bare", str(fork.path), str(tmp_path / "bare.git"))
+    bare = pygit2.Repository(str(tmp_path / "bare.git"))
+    assert gitio.in_flight_branches(bare, fork.head("main"), fork_ref="main") == []

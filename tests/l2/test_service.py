@@ -228,3 +228,29 @@ async def test_a_regression_issue_filed_before_sections_is_rewritten_whole(world
     assert await l2_service.file_regression(ctx.gh, "meta/triton", title, ev) == old["number"]
     body = (await w.alice.getitem(f"/repos/meta/triton/issues/{old['number']}"))["body"]
     assert "stale evidence" not in body and f"**Culprit:** `{culprit}`" in body
+
+
+async def test_two_fork_refs_backing_out_one_culprit_each_get_their_own_branch(world):
+    """A back-out branch is named per fork ref as a unit's sync branch is
+    (:func:`bot.model.sync_branch`): the default branch keeps ``forksync/backout-<sha12>``, another
+    fork ref (a release branch that took the same culprit) gets
+    ``forksync/<fork ref>/backout-<sha12>``, so the two back-outs are two PRs, each into its own
+    fork ref, and neither answers for the other."""
+    w = world
+    culprit, ev, branch, ctx, mirror, first = await first_backout(w)
+    git(w.work, "push", "-q", "origin", "main-work:refs/heads/release/3.2.x")
+    mirror = await w.svc.local.fetch("meta/triton")
+
+    other = await l2_service.open_backout(ctx, w.svc, "meta/triton", "release/3.2.x", mirror, ev, issue=2)
+
+    assert other != first
+    pr, first_pr = await w.pr(other), await w.pr(first)
+    release_branch = f"forksync/release/3.2.x/backout-{culprit[:12]}"
+    assert (pr["head"]["ref"], pr["base"]["ref"]) == (release_branch, "release/3.2.x")
+    assert (first_pr["head"]["ref"], first_pr["base"]["ref"], first_pr["state"]) == (branch, "main", "open")
+    row = sync_store.branch_row(w.bot.store, "meta/triton", release_branch)
+    assert (row["kind"], row["state"], row["unit_id"], row["pr"], row["base"], row["pushed_tip"]) == (
+        "backout", "backout", f"backout-{culprit[:12]}", other, "release/3.2.x", pr["head"]["sha"])
+    assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["pr"] == first
+    assert remote_tip(w, release_branch) == pr["head"]["sha"]
+    assert sync_prs.foreign_reason(w.bot.store, "meta/triton", pr, bot_login=None, fork_ref="release/3.2.x") == ""
