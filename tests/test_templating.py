@@ -621,7 +621,7 @@ FINDING_CASES: dict[str, dict] = {
     "new_failure": dict(tests=TESTS, compared=False),
     "fail_without_tests": dict(reason="short: ran 30 of 31 expected | fewer"),
     "infrastructure": dict(reason="no GPU: nvidia-smi found no device"),
-    "suite_error": dict(reason="", verdict="'timeout'"),
+    "suite_error": dict(reason="", verdict="'timeout'", gone=TESTS[:3], ran_on=S3, base=S1),
     "skipped": dict(tests=TESTS),
     "newly_skipped": dict(tests=TESTS[:3], ran_on=S3, base=S1, allowed=False),
     "checks_unread": dict(error="GitHub answered 404 Not Found for rules/branches/main"),

@@ -337,6 +337,16 @@ def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: S
     (listed if s.allow_newly_skipped else blocking).append(finding)
 
 
+def _gone(r: SuiteOutcome, last_base: SuiteOutcome | None) -> list[str]:
+    """Tests that ran on the base's last result and neither ran nor were skipped on the head (a
+    skipped one is ``newly-skipped``'s): what a short suite lost, so nobody diffs two reports by
+    hand. Empty when the head read no report (a crash or a timeout before any test)."""
+    if last_base is None or not (r.ran or r.skipped):
+        return []
+    here = set(r.ran) | set(r.skipped)
+    return [t for t in last_base.ran if t not in here]
+
+
 def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking, passed, pre_existing, actions,
                     listed):
     by_key: dict[tuple[str, str], list[SuiteOutcome]] = {}
@@ -388,7 +398,11 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
                 if "retry-on-another-runner" not in actions:
                     actions.append("retry-on-another-runner")
             else:
-                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=repr(r.verdict)), subj))
+                b = last_base.get((s.name, plat))
+                gone = _gone(r, b)
+                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=repr(r.verdict),
+                                                             gone=gone, ran_on=b.sha if b else "", base=pr.base_sha),
+                                        subj))
             if r.verdict != "pending":
                 _skip_findings(s, plat, r, last_base.get((s.name, plat)), pr.base_sha, blocking, listed)
 

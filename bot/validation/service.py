@@ -309,7 +309,9 @@ class ValidationService:
         row = vstore.get(ctx.store, full, pr["head"]["sha"], suite.name, platform)
         if not row or row["status"] != "done":
             return
-        if row["verdict"] != "fail" and not vstore.outcome(row).skipped:
+        # the base's run tells new failures from old ones, newly skipped tests, and which tests a
+        # short suite lost
+        if row["verdict"] != "fail" and not vstore.outcome(row).skipped and not vstore.only_short(row):
             return
         base = await base_tip(ctx.gh, full, pr["base"]["ref"])
         if vstore.get(ctx.store, full, base, suite.name, platform):
