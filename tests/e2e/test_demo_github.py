@@ -80,7 +80,8 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path, monkeypatch, caplog):
     assert out.checks["tests dropped"] == {"forksync/L1/kernels-cpu": ("failure", "Red: count-mismatch"),
                                            "forksync/gate": ("failure", "Blocked: 1 condition not met")}
     assert out.gate["tests dropped"] == ["suite-error"]
-    assert "7 tests ran, the suite expects exactly 10 (fewer: tests went missing)" in shown
+    assert ("7 tests ran, the suite expects exactly 10 (fewer: tests went missing; "
+            "if they were removed on purpose, set expected_tests: 7)") in shown
     assert (out.prs[7]["state"], out.prs[7]["merged"]) == ("open", False)
 
     end = out.ledger["end"]
