@@ -301,7 +301,10 @@ class ValidationService:
             return lost_to
         row = vstore.get(ctx.store, full, result.commit, result.suite, result.platform)
         if row and row["check_run_id"]:
-            await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now())
+            # a green re-run of a commit an earlier run found red: a flake the green run must not hide
+            earlier = [r for r in vstore.superseded_runs(row) if r["how"] == "replaced"
+                       and r["outcome"] in ("fail", "error")] if result.verdict == "green" else []
+            await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now(), earlier_red=earlier)
         return None
 
     async def _run_on_base_if_needed(self, ctx, full: str, pr: dict, suite: SuiteConfig, platform: str,
