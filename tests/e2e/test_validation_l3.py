@@ -220,3 +220,19 @@ async def test_a_retest_of_an_unknown_suite_names_the_suites_it_can_run(world):
     await say(w, "alice", pr["number"], "/forksync retest unti")
     [reply] = [b for b in await replies_on(w, pr["number"]) if "`/forksync retest unti`" in b]
     assert "no required L1 suite named `unti` applies; L1 suites that apply here: unit" in reply, reply
+
+
+async def test_a_signoff_the_gate_asks_for_says_how_to_run_l3_when_none_was_asked(world):
+    """An area that requires L3 asked only for `/forksync signoff llvm`: an owner could sign off a
+    change no L3 run ever measured, with no word that `/forksync l3 <workload>` exists."""
+    w = world
+    head = w.push_branch("forksync/chain-llvm-ask", {"llvm/pin.txt": "llvm 24\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm-ask")
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/labels", data={"labels": ["area:llvm"]})
+    await w.bot.settle()
+    [line] = [x for x in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`l3-signoff-missing`" in x]
+    assert ("needs `/forksync signoff llvm` from one of: carol; no L3 run was asked on this head: "
+            "`/forksync l3 <workload>` runs one for the owners to read first (L3 suites: heavy)") in line, line
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    [line] = [x for x in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`l3-signoff-missing`" in x]
+    assert "no L3 run was asked" not in line, line
