@@ -643,7 +643,8 @@ FINDING_CASES: dict[str, dict] = {
     "l3_no_result": dict(head=FORK, verdict=""),
     "l3_stale": dict(older=[S2[:12]], head=FORK, workload="llama-70b-e2e"),
     "signed_off": dict(by="alice"),
-    "signoff_missing": dict(target="llvm-pin", people=["alice", "bob"], owners=True, signed=["alice"], before="l3", head=FORK),
+    "signoff_missing": dict(target="llvm-pin", people=["alice", "bob"], owners=True, signed=["alice"], before="l3", head=FORK,
+                            ask_l3=True, l3_suites=["heavy", "llama-70b"]),
     "title": dict(allowed=False, n=3),
 }
 BLOCKED_CASES: dict[str, dict] = {

@@ -516,9 +516,14 @@ def l3_read_from(pr: PRState, gone: tuple[str, ...] = ()) -> int:
                 if q.head_sha == pr.head_sha and q.status == "done" and q.workload not in gone), default=0)
 
 
-def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str, ...], blocking, passed):
+def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str, ...], blocking, passed,
+                      l3_suites: tuple[str, ...] | None = None):
     """Rule 9: a sign-off counts when given after the unit's own commits last changed and after
-    the newest L3 result on the head (:func:`l3_read_from`)."""
+    the newest L3 result on the head (:func:`l3_read_from`). While no L3 run was asked on the head
+    the finding of an area says how to ask, naming the trusted L3 suites (``l3_suites``; None when
+    unknown, empty when none is configured: then it says nothing of L3): the sign-off is meant to
+    read one."""
+    asked = any(q.head_sha == pr.head_sha for q in pr.l3_requests)
     targets = [(a, areas[a].owners) for a in pr.areas if a in areas and areas[a].requires_l3]
     owners_all = tuple(sorted({o for a in pr.areas if a in areas for o in areas[a].owners}))
     targets += [(m, owners_all) for m in pr.metrics_needing_signoff]
@@ -532,9 +537,11 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str
             mine = [s for s in pr.signoffs if s.target == target and among(s.by, people)]
             # the owner did sign off: say why it no longer counts, or they would wait for nothing
             before = ("l3" if any(s.time >= pr.unit_updated_at for s in mine) else "change" if mine else "")
+            hint = not asked and target in areas and bool(l3_suites)
             blocking.append(Finding("l3-signoff-missing", _text("signoff_missing", target=target, people=people,
                                                                 owners=bool(owners), signed=sorted({s.by for s in mine}),
-                                                                before=before, head=pr.head_sha), target))
+                                                                before=before, head=pr.head_sha, ask_l3=hint,
+                                                                l3_suites=sorted(l3_suites or ())), target))
 
 
 #: Check conclusions GitHub's branch protection accepts as passing.
@@ -692,7 +699,7 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     _approval_findings(pr, area_map, blocking, passed)
     gone = gone_l3(pr, l3_suites)
     _l3_findings(pr, gone, blocking, passed, listed)
-    _signoff_findings(pr, area_map, gone, blocking, passed)
+    _signoff_findings(pr, area_map, gone, blocking, passed, l3_suites)
     if "update-branch" in actions and "run-suites" in actions:
         actions.remove("run-suites")      # running on a head that is about to change is wasted
     allowed = not blocking
