@@ -156,7 +156,7 @@ def _count_detail(c: Counts, expected: int, where: str, repeated: int = 0) -> st
     if c.ran > expected:
         detail = head + f" (more: set {where}: {c.ran})"
     elif not c.skipped:
-        detail = head + " (fewer: tests went missing)"
+        detail = head + f" (fewer: tests went missing; if they were removed on purpose, set {where}: {c.ran})"
     else:
         detail = (head + f": {c.skipped} skipped or xfail tests do not count; make them run, or, if they are meant "
                   f"to skip here, set {where}: {c.ran}")

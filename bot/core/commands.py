@@ -27,10 +27,12 @@ verb               arguments                                    value
 =================  ===========================================  =================================
 
 Anything else that starts with ``/forksync`` parses to :class:`CommandError` whose ``message``
-says what was wrong and lists the verbs (rendered by ``templates/github/command_help.md.j2``).
+says what was wrong — an unknown verb with the verb it is closest to (``difflib``: "retset" →
+``retest``) — and lists the verbs (rendered by ``templates/github/command_help.md.j2``).
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -189,7 +191,9 @@ def parse_line(line: str) -> Command | CommandError | None:
     verb = words[1].lower()
     args = words[2:]
     if verb not in VERBS:
-        return CommandError(text, f"unknown verb {words[1]!r}")
+        # a typo ("retset", "sign-off") is answered with the verb meant, not only the list
+        near = difflib.get_close_matches(verb, VERBS, n=1)
+        return CommandError(text, f"unknown verb {words[1]!r}" + (f" (did you mean `{PREFIX} {near[0]}`)" if near else ""))
     canon_head = f"{PREFIX} {verb}"
 
     def bad(msg: str) -> CommandError:

@@ -268,8 +268,18 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
             return BisectResult(good, cands[-1], tuple(cands), found.culprit, found.verified, tuple(steps) + found.steps,
                                 found.suspects, bound + found.bound, note)
     verified = v_bad.verdict == BAD and v_good.verdict == GOOD
-    note = "" if verified else (f"verification failed: culprit tested {v_bad.verdict}, parent tested "
-                                f"{v_good.verdict} — flaky test or noise; not blamed")
+    if verified:
+        note = ""
+    elif parent == good and v_bad.verdict == v_good.verdict == BAD:
+        # every commit failed, the good end too: the search never tests it, so a command that
+        # cannot pass anywhere (a dependency its environment lacks) walks down to the first
+        # candidate — no flake, and no commit of the range to blame
+        note = (f"the good end {good[:12]} fails too: the command does not pass where the range starts "
+                "(check the command and what its environment provides, or pick an older good commit); "
+                "no commit is blamed")
+    else:
+        note = (f"verification failed: culprit tested {v_bad.verdict}, parent tested "
+                f"{v_good.verdict} — flaky test or noise; not blamed")
     return BisectResult(good, cands[-1], tuple(cands), culprit, verified, tuple(steps), (culprit,), bound, note)
 
 

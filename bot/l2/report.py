@@ -34,7 +34,7 @@ class Evidence:
     author (a sync pick keeps the upstream author); ``upstream_url``: the upstream commit's web
     address ("" when the upstream is no web repository: :func:`upstream_commit_url`);
     ``backout_error``: why the back-out PR of a sync pick could not be opened ("" when it was, or
-    none was due)."""
+    none was due); ``backout_pr``: the back-out PR's number once it is open (0 before)."""
 
     title: str
     key: SeriesKey | None
@@ -50,6 +50,7 @@ class Evidence:
     culprit_author: str = ""
     upstream_url: str = ""
     backout_error: str = ""
+    backout_pr: int = 0
 
 
 _WEB_REPO = re.compile(r"^(?:(https?)://(?:[^@/]+@)?([^/]+)/|git@([\w.\-]+):)([\w.\-]+/[\w.\-]+?)(?:\.git)?/?$")

@@ -141,6 +141,8 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
                 try:
                     row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
                     notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
+                    # the issue promised one: it names it now (the PR links the issue as evidence)
+                    await file_regression(ctx.gh, full, title, replace(ev, backout_pr=row["backout_pr"]))
                 except RevertConflict as e:
                     # the issue promised a back-out: it says why none comes, and the regression is
                     # recorded, or every tick would bisect it again to fail the same way

@@ -102,8 +102,10 @@ def title_of(result) -> str:
     return "Red: " + ", ".join(codes)
 
 
-def suite_summary(result, suite=None, max_failing: int = 20) -> str:
-    """The check run's markdown summary (``templates/checks/suite.md.j2``)."""
+def suite_summary(result, suite=None, max_failing: int = 20, earlier_red: list[dict] = ()) -> str:
+    """The check run's markdown summary (``templates/checks/suite.md.j2``). ``earlier_red``: red
+    results of earlier runs of the same commit a re-run replaced
+    (:func:`bot.validation.store.superseded_runs` entries), shown on a green one as a flake."""
     failing = [t for t in result.tests if t.outcome in ("failed", "error")]
     skipped = [t.id for t in result.tests if t.outcome == "skipped"]
     expected = "—"
@@ -111,7 +113,8 @@ def suite_summary(result, suite=None, max_failing: int = 20) -> str:
         n = suite.expected_for(result.platform)
         expected = str(n) if n else (f"≥ {suite.min_tests}" if suite.min_tests else "—")
     text = render("checks/suite.md.j2", title=title_of(result), r=result, failing=failing,
-                  shown=failing[:max_failing], expected=expected, skipped=skipped, skipped_shown=skipped[:max_failing])
+                  shown=failing[:max_failing], expected=expected, skipped=skipped, skipped_shown=skipped[:max_failing],
+                  earlier_red=list(earlier_red))
     return text[:MAX_SUMMARY]
 
 
@@ -124,13 +127,15 @@ async def start_suite_run(gh, full: str, sha: str, name: str, ext_id: str, *, su
             "checks/suite_started.md.j2", suite=suite, level=level, platform=platform, sha=sha, backend=backend)}})
 
 
-async def finish_suite_run(gh, full: str, run_id: int, result, suite=None, *, now: float) -> int:
+async def finish_suite_run(gh, full: str, run_id: int, result, suite=None, *, now: float,
+                           earlier_red: list[dict] = ()) -> int:
     """Complete the check run with the result's conclusion, summary and annotations (≤ 50 per
-    update, the rest appended by further updates). Returns the number of annotations sent."""
+    update, the rest appended by further updates); ``earlier_red`` as :func:`suite_summary`.
+    Returns the number of annotations sent."""
     rv = {**split_repo(full), "check_run_id": run_id}
     notes = annotations(result)
     first, rest = notes[:MAX_ANNOTATIONS_PER_UPDATE], notes[MAX_ANNOTATIONS_PER_UPDATE:]
-    title, summary = title_of(result), suite_summary(result, suite)
+    title, summary = title_of(result), suite_summary(result, suite, earlier_red=earlier_red)
     await gh.patch("/repos/{owner}/{repo}/check-runs/{check_run_id}", rv, data={
         "status": "completed", "conclusion": conclusion_of(result), "completed_at": _iso(now),
         "output": {"title": title, "summary": summary, "annotations": first}})

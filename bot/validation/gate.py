@@ -337,6 +337,16 @@ def _skip_findings(s: SuiteRequirement, plat: str, r: SuiteOutcome, last_base: S
     (listed if s.allow_newly_skipped else blocking).append(finding)
 
 
+def _gone(r: SuiteOutcome, last_base: SuiteOutcome | None) -> list[str]:
+    """Tests that ran on the base's last result and neither ran nor were skipped on the head (a
+    skipped one is ``newly-skipped``'s): what a short suite lost, so nobody diffs two reports by
+    hand. Empty when the head read no report (a crash or a timeout before any test)."""
+    if last_base is None or not (r.ran or r.skipped):
+        return []
+    here = set(r.ran) | set(r.skipped)
+    return [t for t in last_base.ran if t not in here]
+
+
 def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking, passed, pre_existing, actions,
                     listed):
     by_key: dict[tuple[str, str], list[SuiteOutcome]] = {}
@@ -388,7 +398,11 @@ def _suite_findings(pr: PRState, suites: tuple[SuiteRequirement, ...], blocking,
                 if "retry-on-another-runner" not in actions:
                     actions.append("retry-on-another-runner")
             else:
-                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=repr(r.verdict)), subj))
+                b = last_base.get((s.name, plat))
+                gone = _gone(r, b)
+                blocking.append(Finding("suite-error", _text("suite_error", reason=r.reason, verdict=repr(r.verdict),
+                                                             gone=gone, ran_on=b.sha if b else "", base=pr.base_sha),
+                                        subj))
             if r.verdict != "pending":
                 _skip_findings(s, plat, r, last_base.get((s.name, plat)), pr.base_sha, blocking, listed)
 
@@ -502,9 +516,14 @@ def l3_read_from(pr: PRState, gone: tuple[str, ...] = ()) -> int:
                 if q.head_sha == pr.head_sha and q.status == "done" and q.workload not in gone), default=0)
 
 
-def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str, ...], blocking, passed):
+def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str, ...], blocking, passed,
+                      l3_suites: tuple[str, ...] | None = None):
     """Rule 9: a sign-off counts when given after the unit's own commits last changed and after
-    the newest L3 result on the head (:func:`l3_read_from`)."""
+    the newest L3 result on the head (:func:`l3_read_from`). While no L3 run was asked on the head
+    the finding of an area says how to ask, naming the trusted L3 suites (``l3_suites``; None when
+    unknown, empty when none is configured: then it says nothing of L3): the sign-off is meant to
+    read one."""
+    asked = any(q.head_sha == pr.head_sha for q in pr.l3_requests)
     targets = [(a, areas[a].owners) for a in pr.areas if a in areas and areas[a].requires_l3]
     owners_all = tuple(sorted({o for a in pr.areas if a in areas for o in areas[a].owners}))
     targets += [(m, owners_all) for m in pr.metrics_needing_signoff]
@@ -518,9 +537,11 @@ def _signoff_findings(pr: PRState, areas: dict[str, AreaPolicy], gone: tuple[str
             mine = [s for s in pr.signoffs if s.target == target and among(s.by, people)]
             # the owner did sign off: say why it no longer counts, or they would wait for nothing
             before = ("l3" if any(s.time >= pr.unit_updated_at for s in mine) else "change" if mine else "")
+            hint = not asked and target in areas and bool(l3_suites)
             blocking.append(Finding("l3-signoff-missing", _text("signoff_missing", target=target, people=people,
                                                                 owners=bool(owners), signed=sorted({s.by for s in mine}),
-                                                                before=before, head=pr.head_sha), target))
+                                                                before=before, head=pr.head_sha, ask_l3=hint,
+                                                                l3_suites=sorted(l3_suites or ())), target))
 
 
 #: Check conclusions GitHub's branch protection accepts as passing.
@@ -678,7 +699,7 @@ def decide(pr: PRState, suites: tuple[SuiteRequirement, ...], areas: tuple[AreaP
     _approval_findings(pr, area_map, blocking, passed)
     gone = gone_l3(pr, l3_suites)
     _l3_findings(pr, gone, blocking, passed, listed)
-    _signoff_findings(pr, area_map, gone, blocking, passed)
+    _signoff_findings(pr, area_map, gone, blocking, passed, l3_suites)
     if "update-branch" in actions and "run-suites" in actions:
         actions.remove("run-suites")      # running on a head that is about to change is wasted
     allowed = not blocking

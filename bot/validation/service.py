@@ -59,6 +59,7 @@ from bot.sync import landing
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
 from bot.sync.blocked import github_words
+from bot.templating import render_part
 from bot.validation import gate_inputs
 from bot.validation import store as vstore
 from bot.validation.backends import ActionsBackend, LocalBackend, backend_name
@@ -90,6 +91,9 @@ class Trusted:
         whose forksync.yml is still the one trusted). The gate acts on PRs into it only."""
         return str(getattr(getattr(self.cfg, "fork", None), "ref", "") or self.default_branch)
 
+
+#: what ``/forksync retest <suite>`` answers when it runs nothing (blocks ``l3`` and ``none``)
+RETEST_TEXTS = "validation/retest.txt.j2"
 
 #: Findings that may stand while a draft sync PR leaves draft: what a person still has to give
 #: (approvals, sign-offs, lifting a hold), what the bot does next (merging the base in), and an L3
@@ -234,9 +238,12 @@ class ValidationService:
             files = list(await asyncio.to_thread(changed_paths, await self.repo_for(full, base, head), base, head))
         suites = required_l1(tr.suites, gate_inputs.pr_areas(tr.cfg, labels, files))
         if only:
+            applying = [s.name for s in suites]
             suites = tuple(s for s in suites if s.name == only)
             if not suites:
-                return [f"#{number}: no required L1 suite named {only!r} applies"]
+                # an L3 suite runs on demand only: its check run's Re-run and `/forksync l3` queue it
+                level = "l3" if any(s.name == only and s.level == "L3" for s in tr.suites) else "none"
+                return [render_part(RETEST_TEXTS, level, number=number, only=only, applying=applying)]
         author = (pr.get("user") or {}).get("login", "")
         if not (await gate_inputs.is_trusted_author(ctx.gh, full, author, self.bot_login)
                 or head in vstore.retest_shas(ctx.store, full, number)):
@@ -294,7 +301,10 @@ class ValidationService:
             return lost_to
         row = vstore.get(ctx.store, full, result.commit, result.suite, result.platform)
         if row and row["check_run_id"]:
-            await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now())
+            # a green re-run of a commit an earlier run found red: a flake the green run must not hide
+            earlier = [r for r in vstore.superseded_runs(row) if r["how"] == "replaced"
+                       and r["outcome"] in ("fail", "error")] if result.verdict == "green" else []
+            await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now(), earlier_red=earlier)
         return None
 
     async def _run_on_base_if_needed(self, ctx, full: str, pr: dict, suite: SuiteConfig, platform: str,
@@ -302,7 +312,9 @@ class ValidationService:
         row = vstore.get(ctx.store, full, pr["head"]["sha"], suite.name, platform)
         if not row or row["status"] != "done":
             return
-        if row["verdict"] != "fail" and not vstore.outcome(row).skipped:
+        # the base's run tells new failures from old ones, newly skipped tests, and which tests a
+        # short suite lost
+        if row["verdict"] != "fail" and not vstore.outcome(row).skipped and not vstore.only_short(row):
             return
         base = await base_tip(ctx.gh, full, pr["base"]["ref"])
         if vstore.get(ctx.store, full, base, suite.name, platform):

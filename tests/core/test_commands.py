@@ -40,6 +40,10 @@ def test_every_verb_parses_to_its_typed_value(line, expected):
 @pytest.mark.parametrize("line,message", [
     ("/forksync", "no verb given"),
     ("/forksync frobnicate", "unknown verb 'frobnicate'"),
+    # a typo'd verb names the verb it is closest to
+    ("/forksync retset", "unknown verb 'retset' (did you mean `/forksync retest`)"),
+    ("/forksync sign-off llvm", "unknown verb 'sign-off' (did you mean `/forksync signoff`)"),
+    ("/forksync Unhodl", "unknown verb 'Unhodl' (did you mean `/forksync unhold`)"),
     ("/forksync pick", "expected exactly one upstream sha or #PR; usage: `/forksync pick <sha|#PR>`"),
     ("/forksync pick xyz", "'xyz' is neither a commit sha (7-40 hex) nor #PR; usage: `/forksync pick <sha|#PR>`"),
     ("/forksync pick abc12", "'abc12' is neither a commit sha (7-40 hex) nor #PR; usage: `/forksync pick <sha|#PR>`"),

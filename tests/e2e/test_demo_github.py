@@ -80,7 +80,15 @@ def test_the_github_demo_plays_the_whole_loop(tmp_path, monkeypatch, caplog):
     assert out.checks["tests dropped"] == {"forksync/L1/kernels-cpu": ("failure", "Red: count-mismatch"),
                                            "forksync/gate": ("failure", "Blocked: 1 condition not met")}
     assert out.gate["tests dropped"] == ["suite-error"]
-    assert "7 tests ran, the suite expects exactly 10 (fewer: tests went missing)" in shown
+    flat = " ".join(shown.split())          # the console wraps long lines at its width
+    assert ("7 tests ran, the suite expects exactly 10 (fewer: tests went missing; "
+            "if they were removed on purpose, set expected_tests: 7)") in flat
+    # which tests went missing, as the gate names them: the demo shows the whole finding
+    assert "3 test(s) ran on the base (" in flat
+    assert ("and not on the head: "
+            "examples.kernels.test_kernels::test_matmul[ragged-128x128x64-g8-w4-s3-fp32], "
+            "examples.kernels.test_kernels::test_matmul[ragged-128x256x64-g8-w8-s3-fp32], "
+            "examples.kernels.test_kernels::test_matmul[ragged-256x128x64-g8-w8-s3-fp32]") in flat
     assert (out.prs[7]["state"], out.prs[7]["merged"]) == ("open", False)
 
     end = out.ledger["end"]

@@ -205,3 +205,39 @@ async def test_a_hold_keeps_the_gate_waiting_and_lifting_it_lets_the_tick_merge(
     await w.bot.settle()
     await schedules.reconcile_tick(await tick_ctx(w), "meta/triton")
     assert (await w.pr(pr["number"]))["merged"] is True
+
+
+async def test_a_short_suite_names_the_tests_that_ran_on_the_base_and_not_on_the_head(world):
+    """A short suite said only "fewer: tests went missing": the maintainer had to diff two JUnit
+    files by hand to learn which. The base's run names them."""
+    w = world
+    two = TESTS[:TESTS.index("\n\ndef test_three")] + "\n"
+    head = w.push_branch("forksync/bundle-short", {"tests_fork/test_basic.py": two}, "Drop test_three")
+    pr = await w.open_pr("forksync/bundle-short")
+    await w.bot.settle()
+    assert (await w.pr(pr["number"]))["merged"] is False
+    [line] = [row for row in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`suite-error`" in row]
+    assert "2 tests ran, the suite expects exactly 3" in line, line
+    base = (await w.pr(pr["number"]))["base"]["sha"]
+    assert f"1 test(s) ran on the base ({base[:12]}) and not on the head: tests_fork.test_basic::test_three" in line, line
+
+
+async def test_a_green_retest_of_a_commit_that_was_red_says_the_red_run_was_flaky(world, tmp_path):
+    """A test that failed once and passed on `/forksync retest` of the same commit left no word
+    of it on the green check run: the flake merged unnoticed and nobody was told to fix it."""
+    w = world
+    marker = tmp_path / "flaked-once"
+    flaky = TESTS.replace("def test_two():\n", f"def test_two():\n    import os\n    if not os.path.exists({str(marker)!r}):\n"
+                          f"        open({str(marker)!r}, 'w').close()\n        assert False, 'flaked'\n")
+    head = w.push_branch("forksync/bundle-flaky", {"tests_fork/test_basic.py": flaky}, "A flaky test")
+    pr = await w.open_pr("forksync/bundle-flaky")
+    await w.bot.settle()
+    red = w.run_of(head, "forksync/L1/unit")
+    assert red.conclusion == "failure"
+    await w.comment(pr["number"], "/forksync retest")
+    green = w.run_of(head, "forksync/L1/unit")
+    assert green.conclusion == "success" and (await w.pr(pr["number"]))["merged"] is True
+    summary = green.output["summary"]
+    assert "### Red on an earlier run of this commit" in summary, summary
+    [line] = [x for x in summary.splitlines() if x.startswith("- ") and "check run" in x]
+    assert ": fail ([check run](" in line and line.endswith(f"/meta/triton/runs/{red.id}))"), line

@@ -185,3 +185,54 @@ async def test_a_second_l3_on_the_same_head_says_it_is_already_queued(world):
     third = (await answers(w, pr["number"]))[-1]
     assert third == f"@carol `/forksync l3 heavy`: L3 `heavy` queued (1 run(s)) on `{new[:12]}`."
     assert sorted(r.head_sha for r in signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])) == sorted([head, new])
+
+
+async def test_an_l3_check_run_says_how_to_run_it_again_and_its_rerun_runs_it_again(world):
+    """An L3 check run's summary told the reader `/forksync retest heavy` or "Re-run" runs it again:
+    the retest answered "no required L1 suite named 'heavy' applies" and the Re-run did nothing a
+    person could see."""
+    from bot.fakegithub.events import check_run_event
+
+    w = world
+    head = w.push_branch("forksync/chain-amd-again", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-again")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    first = w.run_of(head, "forksync/L3/heavy")
+    assert "`/forksync l3 heavy` or \"Re-run\" runs this suite again" in first.output["summary"], first.output["summary"]
+    assert "/forksync retest heavy" not in first.output["summary"]
+    await say(w, "alice", pr["number"], "/forksync retest heavy")
+    [reply] = [b for b in await replies_on(w, pr["number"]) if "`/forksync retest heavy`" in b]
+    assert "`heavy` is an L3 suite: `/forksync l3 heavy` runs it on this PR" in reply, reply
+    check_run_event(w.fake, w.fake.state.repo("meta", "triton"), first, "rerequested", w.fake.state.users["alice"])
+    await w.bot.settle()
+    runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert [(r.status, r.head_sha, r.requested_by) for r in runs] == [("done", head, "alice"), ("queued", head, "alice")]
+    assert codes(w, head)[1] == ["approval-missing", "l3-pending"]
+
+
+async def test_a_retest_of_an_unknown_suite_names_the_suites_it_can_run(world):
+    w = world
+    w.push_branch("forksync/chain-amd-typo", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-typo")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync retest unti")
+    [reply] = [b for b in await replies_on(w, pr["number"]) if "`/forksync retest unti`" in b]
+    assert "no required L1 suite named `unti` applies; L1 suites that apply here: unit" in reply, reply
+
+
+async def test_a_signoff_the_gate_asks_for_says_how_to_run_l3_when_none_was_asked(world):
+    """An area that requires L3 asked only for `/forksync signoff llvm`: an owner could sign off a
+    change no L3 run ever measured, with no word that `/forksync l3 <workload>` exists."""
+    w = world
+    head = w.push_branch("forksync/chain-llvm-ask", {"llvm/pin.txt": "llvm 24\n"}, "Bump the LLVM pin")
+    pr = await w.open_pr("forksync/chain-llvm-ask")
+    await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/labels", data={"labels": ["area:llvm"]})
+    await w.bot.settle()
+    [line] = [x for x in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`l3-signoff-missing`" in x]
+    assert ("needs `/forksync signoff llvm` from one of: carol; no L3 run was asked on this head: "
+            "`/forksync l3 <workload>` runs one for the owners to read first (L3 suites: heavy)") in line, line
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    [line] = [x for x in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`l3-signoff-missing`" in x]
+    assert "no L3 run was asked" not in line, line

@@ -245,6 +245,10 @@ async def test_l2_regression_is_bisected_to_a_sync_pick_and_backed_out(fake_gith
         assert msg.startswith('Revert "[BACKEND] Simplify the toy kernel"')
         assert f"Upstream-Reverted: {UPSTREAM_SHA} L2 regression -" in msg
         assert f"Evidence: #{issue['number']}." in prs[0]["body"]
+        # the issue names its back-out PR once it is open, not "a back-out PR follows" for ever
+        body = (await w.alice.getitem(f"/repos/meta/triton/issues/{issue['number']}"))["body"]
+        assert f"a sync pick: back-out PR #{prs[0]['number']} reverts it" in body, body
+        assert "a back-out PR follows" not in body
         speed = await w.alice.getitem(f"/repos/meta/triton/contents/speed.txt?ref={prs[0]['head']['ref']}")
         import base64
         assert base64.b64decode(speed["content"]).decode() == "1.0\n"

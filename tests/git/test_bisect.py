@@ -274,3 +274,15 @@ def test_a_crash_of_the_code_under_test_is_bad_not_infra(tmp_path, crash):
 def test_the_oom_killer_is_still_infra(tmp_path):
     repo, root, shas = make_history(tmp_path, 2, {})
     assert command_test(repo, "kill -KILL $$")(shas[0]).verdict == INFRA
+
+
+def test_a_command_that_fails_on_the_good_end_too_says_so_not_flaky(tmp_path):
+    """A command that cannot pass anywhere (a missing dependency in its environment, a typo'd
+    path) fails on every commit: the search walks down to the first candidate and its verification
+    tests the good end bad. That was reported as "flaky test or noise"; it is the command."""
+    repo, root, shas = make_history(tmp_path, 6, {})
+    r = bisect(landed_commits(repo, root, shas[-1]), root, command_test(repo, "test -f never-there"))
+    assert (r.culprit, r.verified) == (shas[0], False)
+    assert r.note == (f"the good end {root[:12]} fails too: the command does not pass where the range starts "
+                      "(check the command and what its environment provides, or pick an older good commit); "
+                      "no commit is blamed")

@@ -147,7 +147,8 @@ def test_fewer_tests_than_expected(repo):
     commit(repo, {"tests/test_square.py": TEST_SQUARE.replace("[2, 3, 12]", "[2, 3]")}, "one test fewer")
     r = run_local(suite(), repo, "HEAD")
     assert (codes(r), r.reasons[0].detail) == (
-        ["count-mismatch"], "2 tests ran, the suite expects exactly 3 (fewer: tests went missing)")
+        ["count-mismatch"], "2 tests ran, the suite expects exactly 3 (fewer: tests went missing; "
+        "if they were removed on purpose, set expected_tests: 2)")
     r = run_local(suite(expected_tests=None, min_tests=3), repo, "HEAD")
     assert codes(r) == ["below-floor"]
 
@@ -292,7 +293,8 @@ def test_cli_red_exit_code(repo, capsys):
     out = repo.parent / "result.json"
     assert runner_main(["run", "--suite", "tiny", "--commit", "HEAD", "--repo", str(repo), "--config", str(cfg),
                         "--out", str(out)]) == 1
-    assert "count-mismatch: 3 tests ran, the suite expects exactly 4 (fewer: tests went missing)" in capsys.readouterr().out
+    assert ("count-mismatch: 3 tests ran, the suite expects exactly 4 (fewer: tests went missing; "
+            "if they were removed on purpose, set expected_tests: 3)") in capsys.readouterr().out
 
 
 def test_in_place_at_the_commit_and_in_a_plain_folder(repo, tmp_path):

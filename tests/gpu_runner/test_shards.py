@@ -56,7 +56,8 @@ def test_green_shards_sum_to_one_green_result():
 @pytest.mark.parametrize("case, expected_reasons, outcome", [
     ("missing", [("shard-missing", "shard 2/2 sent no result")], "error"),
     ("failed", [("test-failures", "shard 2/2: 1 failed, 0 errors: tests/test_letters.py::test_d")], "fail"),
-    ("short", [("count-mismatch", "12 tests ran, the suite expects exactly 13 (fewer: tests went missing)")], "error"),
+    ("short", [("count-mismatch", "12 tests ran, the suite expects exactly 13 (fewer: tests went missing; "
+        "if they were removed on purpose, set expected_tests: 12)")], "error"),
     ("overlap", [("shard-overlap", "tests ran in two shards: tests/test_letters.py::test_a (shards 1 and 2)"),
                  ("count-mismatch", "13 tests ran, the suite expects exactly 12 (more: set expected_tests: 13)")], "error"),
     ("mismatch", [("shard-mismatch", "the result given for shard 2/2 is for 's' at cccccccccccc on cpu, shard 1/2")],
@@ -104,7 +105,8 @@ def config_text(**kw) -> str:
 
 @pytest.mark.parametrize("expected, verdict, reasons", [
     (12, "green", []),
-    (13, "red", [("count-mismatch", "12 tests ran, the suite expects exactly 13 (fewer: tests went missing)")]),
+    (13, "red", [("count-mismatch", "12 tests ran, the suite expects exactly 13 (fewer: tests went missing; "
+        "if they were removed on purpose, set expected_tests: 12)")]),
 ])
 def test_the_local_backend_runs_a_sharded_suite_as_two_runner_processes(letters_repo, tmp_path, expected, verdict, reasons):
     repo, sha = letters_repo
