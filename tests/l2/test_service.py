@@ -278,3 +278,22 @@ async def test_a_backout_open_under_the_default_branchs_name_answers_for_its_for
     opened = [r for r in sync_store.all_branches(w.bot.store, "meta/triton") if r["kind"] == "backout"]
     assert [(r["branch"], r["base"], r["pr"]) for r in opened] == [
         (f"forksync/backout-{culprit[:12]}", "release/3.2.x", first)]
+
+
+async def test_a_backout_into_another_fork_ref_never_answers_for_this_one_when_the_names_meet(world):
+    """The name ``forksync/backout-<sha12>`` is the default branch's at the time it is read: once
+    GitHub's default moves from ``main`` to ``release/3.2.x`` (or GitHub's answer names no default),
+    ``release/3.2.x``'s back-out of a culprit gets the name under which ``main``'s back-out of it is
+    still open. That PR reverts it into ``main``, not ``release/3.2.x``: the regression on
+    ``release/3.2.x`` gets a back-out of its own, never the other fork ref's PR."""
+    w = world
+    culprit, ev, branch, ctx, mirror, first = await first_backout(w)
+    git(w.work, "push", "-q", "origin", "main-work:refs/heads/release/3.2.x")
+    mirror = await w.svc.local.fetch("meta/triton")
+    w.fork.default_branch = "release/3.2.x"
+
+    other = await l2_service.open_backout(ctx, w.svc, "meta/triton", "release/3.2.x", mirror, ev, issue=2)
+
+    assert other != first
+    assert (await w.pr(other))["base"]["ref"] == "release/3.2.x"
+    assert ((await w.pr(first))["base"]["ref"], (await w.pr(first))["state"]) == ("main", "open")
