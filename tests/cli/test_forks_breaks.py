@@ -544,3 +544,41 @@ def test_a_fork_branch_behind_the_remote_branch_it_tracks_is_warned(tmp_path, ca
     rc, out, err = run(capsys, [*argv[:3], "origin/main", *argv[4:]])
     doc = json.loads(out)
     assert (rc, doc["frontier"]["sha"], doc["days_behind"]) == (0, u2, 0.0) and "behind origin/main" not in err
+
+
+def test_the_refetch_advice_names_the_promisor_remote_of_a_separate_blobless_upstream_clone(
+        tmp_path, capsys, monkeypatch):
+    """A newcomer keeps upstream in its own clone, made with `git clone --filter=blob:none` of
+    triton-lang/triton to save space, and passes it with `--upstream` beside a complete clone of
+    the fork. Upstream's pending u2 and u3 (new files only upstream has) cannot be checked by
+    patch-id, and the warning must name the refetch that gets their blobs: that of the upstream
+    clone's `origin`. The fork and upstream are then read through a combined repository of both
+    object stores (cache_dir/combined-….git), which has no remote at all, so the advice read
+    "no promisor remote can fetch them here … use a complete clone" of a clone that can."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n", "b.txt": "b\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    u2 = up.commit("Two (#12)", {"c.txt": "c only upstream\n"}, when=T0 + 2 * DAY)
+    u3 = up.commit("Three (#13)", {"d.txt": "d only upstream\n"}, when=T0 + 3 * DAY)
+    run_git(up.path, "config", "uploadpack.allowFilter", "true")
+    run_git(up.path, "config", "uploadpack.allowAnySHA1InWant", "true")
+    part = tmp_path / "triton"
+    run_git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{up.path}", str(part))
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(fork.path), "--fork-ref", "main", "--upstream", str(part), "--upstream-ref", "origin/main",
+            "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert sorted(json.loads(out)["pending_unchecked"]) == sorted([u2, u3])
+    warning = err[err.index("not checked by patch-id"):].split("\n")[0]
+    commands = _backticked_git(warning)
+    assert commands, warning
+    for c in commands:
+        run_git(tmp_path, *c[1:])
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert json.loads(out)["pending_unchecked"] == [] and "not checked by patch-id" not in err, err
