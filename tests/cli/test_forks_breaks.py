@@ -582,3 +582,52 @@ def test_the_refetch_advice_names_the_promisor_remote_of_a_separate_blobless_ups
     rc, out, err = run(capsys, argv)
     assert rc == 0, err
     assert json.loads(out)["pending_unchecked"] == [] and "not checked by patch-id" not in err, err
+
+
+def _copy_blobs(src, dest) -> None:
+    """Write every blob of ``src`` into ``dest`` (what the advised refetch brings a partial clone)."""
+    listing = run_git(src, "rev-list", "--objects", "--all")
+    for oid in {ln.split()[0] for ln in listing.splitlines()}:
+        if run_git(src, "cat-file", "-t", oid).strip() == "blob":
+            data = subprocess.run(["git", "cat-file", "blob", oid], cwd=str(src), capture_output=True, check=True).stdout
+            subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=str(dest), input=data, check=True,
+                           capture_output=True)
+
+
+def test_a_replan_after_the_blobs_are_fetched_detects_renames_as_a_plan_from_scratch_does(tmp_path, capsys, monkeypatch):
+    """Upstream moves `lib/a.cpp` to `lib/core/a.cpp` and edits its head; the fork changed its tail.
+    In a blobless clone libgit2's rename detection cannot read the blobs and, without an error,
+    pairs nothing: `plan` predicts a modify/delete conflict in `lib/a.cpp` and stores it under the
+    whole running tree's key. Once the blobs are fetched (the refetch status advises), a plan with
+    a fresh cache detects the rename and predicts a clean pick. The same plan with the first run's
+    cache must say the same — a plan's answer may not depend on what an earlier run's repository
+    lacked, the reason unknown answers are no longer stored — yet it serves the stored conflict."""
+    body = "".join(f"line {i}\n" for i in range(20))
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"lib/a.cpp": "head\n" + body + "tail\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"lib/a.cpp": "head\n" + body + "xpu tail\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("[BACKEND] Move a (#11)", {"lib/a.cpp": None, "lib/core/a.cpp": "new head\n" + body + "tail\n"},
+                   when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    (tmp_path / "again").mkdir()
+    (tmp_path / "fresh").mkdir()
+    argv = ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"]
+    monkeypatch.chdir(tmp_path / "again")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    assert (unit["kind"], unit["items"][0]["sha"], unit["items"][0]["conflicts"]) == ("chain", u1, ["lib/a.cpp"])
+    _copy_blobs(fork.path, part.path)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    again = json.loads(out)["units"]
+    monkeypatch.chdir(tmp_path / "fresh")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    fresh = json.loads(out)["units"]
+    assert [(u["kind"], u["items"][0]["reason"]) for u in fresh] == [
+        ("bundle", "predicted clean pick onto the fork tip + 0 earlier bundle picks")], fresh
+    assert again == fresh
