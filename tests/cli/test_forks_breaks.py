@@ -631,3 +631,45 @@ def test_a_replan_after_the_blobs_are_fetched_detects_renames_as_a_plan_from_scr
     assert [(u["kind"], u["items"][0]["reason"]) for u in fresh] == [
         ("bundle", "predicted clean pick onto the fork tip + 0 earlier bundle picks")], fresh
     assert again == fresh
+
+
+def _stale_clone(tmp_path):
+    """Upstream, the fork (one upstream merge since a clone was made) and that clone, fetched
+    (origin and upstream) but never pulled: its `main` is 2 commits behind `origin/main`."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    clone = fork.clone(tmp_path / "clone")
+    clone.add_remote("upstream", up.path)
+    u2 = up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 3 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge(u2, when=T0 + 3 * DAY + 3600, message="Merge OpenAI Triton commit `u2` (#502)")
+    clone.git("fetch", "-q", "origin")
+    clone.git("fetch", "-q", "upstream")
+    return clone, u1, u2
+
+
+def test_the_fast_forward_a_stale_branch_in_a_linked_worktree_is_told_to_run_brings_it_up_to_date(
+        tmp_path, capsys, monkeypatch):
+    """The newcomer works in a linked worktree (`git worktree add ../work main`, the clone's own
+    checkout on another branch) and passes it as --fork. Its `main` is behind `origin/main`, and
+    the warning's fast-forward must work when run as printed. It named `git -C <clone>/.git/
+    worktrees/work merge --ff-only origin/main`: the worktree's git directory, where git answers
+    "this operation must be run in a work tree"."""
+    clone, u1, u2 = _stale_clone(tmp_path)
+    clone.git("checkout", "-q", "-b", "dev")
+    work = tmp_path / "work"
+    clone.git("worktree", "add", "-q", str(work), "main")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(work), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u1), err
+    warning = err[err.index("behind origin/main"):].split("\n")[0]
+    [command] = [c for c in _backticked_git(warning) if "--ff-only" in c or "fetch" in c]
+    run_git(tmp_path, *command[1:])
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u2) and "behind origin/main" not in err, err
