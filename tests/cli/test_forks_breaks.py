@@ -673,3 +673,41 @@ def test_the_fast_forward_a_stale_branch_in_a_linked_worktree_is_told_to_run_bri
     run_git(tmp_path, *command[1:])
     rc, out, err = run(capsys, argv)
     assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u2) and "behind origin/main" not in err, err
+
+
+def test_a_replan_after_a_missing_gitattributes_blob_is_fetched_reads_its_merge_attribute(
+        tmp_path, capsys, monkeypatch):
+    """`lib/a.cpp merge=binary` in `.gitattributes`: git's cherry-pick of upstream's edit of
+    `lib/a.cpp` onto the fork's own edit of it stops on a conflict. In a partial clone that has
+    every blob but the `.gitattributes` one, libgit2 reads no attribute (without an error), so
+    `plan` predicts a clean pick, and stores it under a key holding the `.gitattributes` blob's
+    id. Once the blob is fetched, a plan with a fresh cache predicts the conflict; the same plan
+    with the first run's cache must too, not serve the answer made without the attribute."""
+    body = "".join(f"line {i}\n" for i in range(30))
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {".gitattributes": "lib/a.cpp merge=binary\n", "lib/a.cpp": "head\n" + body + "tail\n"},
+              when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"lib/a.cpp": "xpu head\n" + body + "tail\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("[BACKEND] Fix a (#11)", {"lib/a.cpp": "head\n" + body + "new tail\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    attr = run_git(fork.path, "rev-parse", "main:.gitattributes").strip()
+    part = blobless_clone(fork.path / ".git", tmp_path / "partial.git", missing=[attr])
+    (tmp_path / "again").mkdir()
+    (tmp_path / "fresh").mkdir()
+    argv = ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"]
+    monkeypatch.chdir(tmp_path / "again")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    _copy_blobs(fork.path, part.path)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    again = json.loads(out)["units"]
+    monkeypatch.chdir(tmp_path / "fresh")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    fresh = json.loads(out)["units"]
+    assert [(u["kind"], u["items"][0]["sha"], u["items"][0]["conflicts"]) for u in fresh] == [
+        ("chain", u1, ["lib/a.cpp"])], fresh
+    assert again == fresh
