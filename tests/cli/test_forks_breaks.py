@@ -711,3 +711,24 @@ def test_a_replan_after_a_missing_gitattributes_blob_is_fetched_reads_its_merge_
     assert [(u["kind"], u["items"][0]["sha"], u["items"][0]["conflicts"]) for u in fresh] == [
         ("chain", u1, ["lib/a.cpp"])], fresh
     assert again == fresh
+
+
+def test_the_fast_forward_of_a_stale_branch_checked_out_in_another_worktree_is_run_there(
+        tmp_path, capsys, monkeypatch):
+    """The clone's own checkout is on `dev` and is passed as --fork with --fork-ref main, while
+    `main` is checked out in a linked worktree (`git worktree add ../work main`). git refuses
+    `git fetch . origin/main:main` into a branch checked out in any work tree, so the warning must
+    name the fast-forward in the work tree that has it checked out."""
+    clone, u1, u2 = _stale_clone(tmp_path)
+    clone.git("checkout", "-q", "-b", "dev")
+    work = tmp_path / "work"
+    clone.git("worktree", "add", "-q", str(work), "main")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(clone.path), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u1), err
+    warning = err[err.index("behind origin/main"):].split("\n")[0]
+    [command] = [c for c in _backticked_git(warning) if "--ff-only" in c or "fetch" in c]
+    run_git(tmp_path, *command[1:])
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u2) and "behind origin/main" not in err, err
