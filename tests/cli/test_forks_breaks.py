@@ -732,3 +732,39 @@ def test_the_fast_forward_of_a_stale_branch_checked_out_in_another_worktree_is_r
     run_git(tmp_path, *command[1:])
     rc, out, err = run(capsys, argv)
     assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u2) and "behind origin/main" not in err, err
+
+
+def test_a_bare_promisor_key_makes_its_remote_named_in_the_refetch_advice(tmp_path, capsys, monkeypatch):
+    """`[remote "origin"] promisor` with no value is true to git (a bare boolean key), and git
+    fetches the clone's absent blobs from it. The refetch advice must name `origin` then as for
+    `promisor = true`, not call the clone a snapshot nothing can fetch from."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    u2 = up.commit("Two (#12)", {"c.txt": "c only upstream\n"}, when=T0 + 2 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.git("branch", "upstream-main", "upstream/main")
+    run_git(fork.path, "config", "uploadpack.allowFilter", "true")
+    run_git(fork.path, "config", "uploadpack.allowAnySHA1InWant", "true")
+    ci = tmp_path / "ci"
+    run_git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", "--no-single-branch",
+            f"file://{fork.path}", str(ci))
+    config = ci / ".git" / "config"
+    config.write_text(config.read_text().replace("promisor = true", "promisor"))
+    assert "\tpromisor\n" in config.read_text()
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(ci), "--fork-ref", "main", "--upstream-ref", "origin/upstream-main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert json.loads(out)["pending_unchecked"] == [u2]
+    commands = _backticked_git(err[err.index("not checked by patch-id"):].split("\n")[0])
+    assert commands, err
+    for c in commands:
+        run_git(tmp_path, *c[1:])
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert json.loads(out)["pending_unchecked"] == [] and "not checked by patch-id" not in err, err
