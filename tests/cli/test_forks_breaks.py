@@ -768,3 +768,26 @@ def test_a_bare_promisor_key_makes_its_remote_named_in_the_refetch_advice(tmp_pa
     rc, out, err = run(capsys, argv)
     assert rc == 0, err
     assert json.loads(out)["pending_unchecked"] == [] and "not checked by patch-id" not in err, err
+
+
+def test_status_without_upstream_ref_names_the_branch_of_a_remote_whose_name_has_a_slash(
+        tmp_path, capsys, monkeypatch):
+    """`git remote add triton-lang/triton <url>` is a valid remote name, and `git fetch` puts its
+    branch at `triton-lang/triton/main`. When upstream and the fork resolve to the same commit
+    (no --upstream-ref), the warning must name that ref as it names `upstream/main`."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("triton-lang/triton", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    fork.git("fetch", "-q", "triton-lang/triton")
+    monkeypatch.chdir(fork.path)
+    rc, out, err = run(capsys, ["status", "--json"])
+    assert rc == 0, err
+    assert "resolve to the same commit" in err and "`--upstream-ref triton-lang/triton/main`" in err, err
+    rc, out, err = run(capsys, ["--upstream-ref", "triton-lang/triton/main", "status", "--json"])
+    doc = json.loads(out)
+    assert (rc, doc["commits_in_range"], doc["frontier"]["sha"]) == (0, 1, u1)
