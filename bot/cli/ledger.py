@@ -240,9 +240,11 @@ def warn_behind_tracked(state) -> None:
         return
     tracking, n = got
     name = state.config.fork.ref.removeprefix("refs/heads/")
-    current = not state.fork_repo.is_bare and gitio.head_branch(state.fork_repo) == name
-    warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=current,
-                   where=gitio.repo_dir(state.fork_repo)))
+    # a branch checked out in a work tree (this one or another linked worktree) moves only by a
+    # merge run there: git refuses to fetch into it
+    work = gitio.branch_work_tree(state.fork_repo, name)
+    warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=work is not None,
+                   where=work or gitio.repo_dir(state.fork_repo)))
 
 
 def warn_unmatched_areas(state) -> None:
