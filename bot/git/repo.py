@@ -170,7 +170,8 @@ def promisor_remotes(repo: pygit2.Repository) -> list[str]:
     Empty for a complete clone, or a snapshot that lacks objects with nothing to fetch them from."""
     names = set()
     for entry in repo.config:
-        key, value = entry.name, (entry.value or "").strip()
+        # a bare key (``promisor`` with no ``=``) has no value and is true to git; ``promisor =`` is false
+        key, value = entry.name, "true" if entry.value is None else entry.value.strip()
         low = key.lower()
         if low.startswith("remote.") and low.endswith(".promisor") and value.lower() in ("true", "yes", "on", "1"):
             names.add(key[len("remote."):-len(".promisor")])
