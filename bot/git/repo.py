@@ -191,11 +191,17 @@ def other_remote_branches(repo: pygit2.Repository, branch: str, avoid: str) -> l
         own = str(repo.config[f"branch.{name}.remote"])
     except (KeyError, ValueError, pygit2.GitError):
         own = "origin"
+    # a remote's name may hold slashes (``triton-lang/triton``): a remote-tracking ref belongs to
+    # the longest configured remote its path starts with, else (a mirror's copied refs, whose
+    # remotes are not configured here) to its first component
+    remotes = sorted(repo.remotes.names(), key=len, reverse=True)
     out = []
     for ref in repo.references:
         if not ref.startswith("refs/remotes/") or ref.endswith("/HEAD"):
             continue
-        remote, _, rest = ref[len("refs/remotes/"):].partition("/")
+        path = ref[len("refs/remotes/"):]
+        remote = next((r for r in remotes if path.startswith(f"{r}/")), path.partition("/")[0])
+        rest = path[len(remote) + 1:]
         if remote == own or rest not in (name, "main", "master"):
             continue
         try:
