@@ -791,3 +791,19 @@ def test_status_without_upstream_ref_names_the_branch_of_a_remote_whose_name_has
     rc, out, err = run(capsys, ["--upstream-ref", "triton-lang/triton/main", "status", "--json"])
     doc = json.loads(out)
     assert (rc, doc["commits_in_range"], doc["frontier"]["sha"]) == (0, 1, u1)
+
+
+def test_a_fork_branch_that_tracks_upstreams_branch_is_not_told_to_measure_upstream_as_the_fork(
+        tmp_path, capsys, monkeypatch):
+    """A local branch made with `git checkout -b start upstream/main` tracks `upstream/main`; before
+    any own commit it is an older upstream commit, and being behind `upstream/main` is the very
+    lag status measures against `--upstream-ref upstream/main`, not a stale copy of the fork. The
+    warning told them to name `--fork-ref upstream/main`, which measures upstream as the fork."""
+    clone, u1, u2 = _stale_clone(tmp_path)
+    clone.git("branch", "-q", "start", u1)
+    clone.git("branch", "-q", "-u", "upstream/main", "start")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(clone.path), "--fork-ref", "start", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["commits_in_range"]) == (0, 1), err
+    assert "--fork-ref upstream/main" not in err and "behind upstream/main" not in err, err
