@@ -239,12 +239,24 @@ def warn_behind_tracked(state) -> None:
     if got is None:
         return
     tracking, n = got
+    if _in_upstream(state, tracking):
+        return          # it tracks upstream's branch: being behind it is the lag the figures measure
     name = state.config.fork.ref.removeprefix("refs/heads/")
     # a branch checked out in a work tree (this one or another linked worktree) moves only by a
     # merge run there: git refuses to fetch into it
     work = gitio.branch_work_tree(state.fork_repo, name)
     warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=work is not None,
                    where=work or gitio.repo_dir(state.fork_repo)))
+
+
+def _in_upstream(state, tracking: str) -> bool:
+    """Is remote-tracking branch ``tracking`` of the fork's repository at the upstream tip or a
+    commit of upstream's history before it (upstream's branch, not the fork's as pushed)?"""
+    try:
+        tip = str(state.fork_repo.references[f"refs/remotes/{tracking}"].peel(pygit2.Commit).id)
+        return tip == state.upstream_tip or state.repo.descendant_of(state.upstream_tip, tip)
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
 
 
 def warn_unmatched_areas(state) -> None:
