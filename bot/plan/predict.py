@@ -50,6 +50,7 @@ from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
 from bot.plan.tasks import MISS
 from bot.store import Store
+from bot.templating import render_part
 
 #: bump when a prediction's meaning changes: stored answers of other versions are never read (the
 #: version is part of every key, :meth:`MergePredictor.key`)
@@ -115,10 +116,13 @@ def _short_error(e: Exception) -> str:
 
 #: characters of missing-object entries a plan item's reason lists before counting the rest
 MISSING_SHOWN = 300
+#: the template of the reasons a prediction gives in words
+TEXTS = "plan/predict.txt.j2"
 
 
 def _missing_objects(missing: Iterable[str]) -> str:
-    """``blob <sha> (<path>); …`` for a commit's missing objects: whole entries (at least one) up
+    """``missing objects: blob <sha> (<path>); …`` for a commit's missing objects (or the merge's
+    error, where the analysis found none missing): whole entries (at least one) up
     to :data:`MISSING_SHOWN` characters, then how many more — a cut entry would name a folder or
     half a sha."""
     missing = list(missing)
@@ -129,8 +133,7 @@ def _missing_objects(missing: Iterable[str]) -> str:
             break
         shown.append(entry)
         size += len(entry) + 2
-    rest = len(missing) - len(shown)
-    return "; ".join(shown) + (f"; {rest} more" if rest else "")
+    return render_part(TEXTS, "missing_objects", shown=shown, rest=len(missing) - len(shown))
 
 
 def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
@@ -837,8 +840,7 @@ class MergePredictor:
                 return got
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
-        what = _missing_objects(commit.missing) if commit.missing else _short_error(first)
-        return Prediction("unknown", detail=f"missing objects: {what}"), None
+        return Prediction("unknown", detail=_missing_objects(commit.missing or [_short_error(first)])), None
 
     def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> tuple[Prediction, dict | None]:
         repo = self.repo
