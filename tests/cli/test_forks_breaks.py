@@ -520,20 +520,7 @@ def test_a_fork_branch_behind_the_remote_branch_it_tracks_is_warned(tmp_path, ca
     Days Behind 2.00 where the fork, at `origin/main`, is 0.00 behind) and nothing said so. The
     figures stay those of the ref named, and a warning says that it is behind the branch it tracks,
     by how many commits, and the two ways to measure the fork as pushed."""
-    up = RepoBuilder.init(tmp_path / "up")
-    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
-    fork = up.clone(tmp_path / "fork")
-    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
-    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
-    fork.add_remote("upstream", up.path)
-    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
-    clone = fork.clone(tmp_path / "clone")
-    clone.add_remote("upstream", up.path)
-    u2 = up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 3 * DAY)
-    fork.git("fetch", "-q", "upstream")
-    fork.merge(u2, when=T0 + 3 * DAY + 3600, message="Merge OpenAI Triton commit `u2` (#502)")
-    clone.git("fetch", "-q", "origin")
-    clone.git("fetch", "-q", "upstream")
+    clone, u1, u2 = _stale_clone(tmp_path)
     monkeypatch.chdir(tmp_path)
     argv = ["--fork", str(clone.path), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
     rc, out, err = run(capsys, argv)
