@@ -794,3 +794,46 @@ def test_a_fork_branch_that_tracks_upstreams_branch_is_not_told_to_measure_upstr
     rc, out, err = run(capsys, argv)
     assert (rc, json.loads(out)["commits_in_range"]) == (0, 1), err
     assert "--fork-ref upstream/main" not in err and "behind upstream/main" not in err, err
+
+
+
+def test_a_replan_after_the_blobs_are_fetched_reads_the_symbols_a_plan_from_scratch_does(tmp_path, capsys, monkeypatch):
+    """Upstream's u1 edits `alpha` in `lib/a.cpp` and the fork's divergent `third_party/xpu/`, so
+    it is a risky chain; u2 then edits `omega` in the same file. With the blobs, u2 shares no
+    symbol with the chain and is bundled. In a blobless clone neither text can be read: the
+    chain's overlap check asks u2's and u1's symbols of `lib/a.cpp`, gets None (unknown: file
+    level) and stores that None in `plan_symbols`, immutable per commit. Once the blobs are
+    fetched, a plan with a fresh cache bundles u2; the same plan with the first run's cache must
+    too, as it does for the merge answers a partial clone no longer stores — yet it serves the
+    stored None and chains u2 "like" u1 at file level."""
+    pad = "".join(f"int pad{i}() {{ return {i}; }}\n" for i in range(12))
+    src = "int alpha(int x) {\n  return x + 1;\n}\n" + pad + "int omega(int y) {\n  return y * 2;\n}\n"
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"lib/a.cpp": src, "third_party/xpu/x.txt": "x\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"third_party/xpu/x.txt": "xpu\n"}, when=T0 + DAY // 2)
+    src1 = src.replace("x + 1", "x + 2")
+    u1 = up.commit("[XPU] Fix alpha (#11)", {"lib/a.cpp": src1, "third_party/xpu/y.txt": "y\n"}, when=T0 + DAY)
+    u2 = up.commit("[BACKEND] Fix omega (#12)", {"lib/a.cpp": src1.replace("y * 2", "y * 3")}, when=T0 + 2 * DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    config = (f"upstream: {{url: '{part.path}', ref: upstream-main}}\nfork: {{url: '{part.path}', ref: main}}\n"
+              "areas:\n  - {name: xpu, paths: [\"third_party/xpu/**\"], divergent: true}\n")
+    for d in ("again", "fresh"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "forksync.yml").write_text(config)
+    argv = ["--config", "forksync.yml", "plan", "--json"]
+    monkeypatch.chdir(tmp_path / "again")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    _copy_blobs(fork.path, part.path)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    again = json.loads(out)["units"]
+    monkeypatch.chdir(tmp_path / "fresh")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    fresh = json.loads(out)["units"]
+    assert [(u["kind"], [i["sha"] for i in u["items"]]) for u in fresh] == [("chain", [u1]), ("bundle", [u2])], fresh
+    assert again == fresh
