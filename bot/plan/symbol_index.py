@@ -62,6 +62,11 @@ class SymbolIndex:
         self._parts: LRUCache[tuple, tuple[bytes, object]] = LRUCache(max(1, 4 * tree_cache_size))
         self._blobs: LRUCache[object, bytes | None] = LRUCache(max(1, tree_cache_size))   # blob id -> text
         self._commit_trees: dict[str, object] = {}    # commit sha -> its tree (a lookup costs ~0.1 ms)
+        # reads of objects the repository lacks (a partial clone, a snapshot): symbols computed
+        # without them are kept for this run but never stored, since they describe what the
+        # repository lacked, and a plan after the blobs are fetched must read the real texts
+        self.missing_reads = 0
+        self._unreadable: set = set()
         self.parsed_files = 0        # file changes whose symbols were computed
         self.parses = 0              # tree-sitter parses run (a blob parsed once serves both sides)
         self.symbol_cpu = 0.0        # CPU seconds computing symbols (blob reads, parses, lookups; benchmarks)
@@ -146,16 +151,22 @@ class SymbolIndex:
         except (KeyError, AttributeError, ValueError):
             return None
         except Exception:   # pygit2.GitError for missing objects
+            self.missing_reads += 1
             return None
         if oid in self._blobs:
-            return self._blobs[oid]
+            data = self._blobs[oid]
+            if data is None and oid in self._unreadable:
+                self.missing_reads += 1
+            return data
         try:
             # read through the tree's entry: half the CPU of ``repo[oid]`` (a prefix lookup) on Triton
             data = entry.data
-        except (KeyError, AttributeError, ValueError):
+        except (AttributeError, ValueError):    # no blob (a gitlink, a folder)
             data = None
-        except Exception:   # pygit2.GitError for a missing blob
+        except Exception:   # KeyError or pygit2.GitError: the tree names a blob the repository lacks
             data = None
+            self._unreadable.add(oid)
+            self.missing_reads += 1
         self._blobs[oid] = data
         return data
 
@@ -220,7 +231,9 @@ class SymbolIndex:
             # unknown symbols (a C++ parse in error there, a text too large): the text search
             # answers as it does before any parse, so a plan is the same whatever is cached
         c0 = time.process_time()
+        misses = self.missing_reads
         old, new = self._texts(commit, fc)
+        whole = self.missing_reads == misses
         out = may_share_symbols(fc, old, new, names)
         self.symbol_cpu += time.process_time() - c0
         return out
@@ -281,7 +294,9 @@ class SymbolIndex:
         if self._known(*key):                   # memory, else a store row (loaded into memory)
             return self._cache[key]
         c0 = time.process_time()
+        misses = self.missing_reads
         old, new = self._texts(commit, fc)
+        whole = self.missing_reads == misses
         if language_for(fc.path) is not None:
             self.parsed_files += 1
         when = float(commit.committer_time)
@@ -289,7 +304,7 @@ class SymbolIndex:
             src, lg, fc.path, when - 0.5 if src is old else when), parse_part=self._parse_part if self.parts else None,
             part_share=lambda src, lg: self._part_share(src, lg, fc.path))
         self._cache[key] = res
-        if self.store is not None:
+        if self.store is not None and whole:
             self._pending.append({"key": f"{commit.sha}:{fc.path}", "version": SYMBOLS_VERSION,
                                   "symbols": None if res is None else json.dumps(sorted(res))})
         self.symbol_cpu += time.process_time() - c0
@@ -331,9 +346,9 @@ class SymbolIndex:
                 self.file_symbols(c, fc)
             return len(todo)
         for res in results:
-            for (sha, path), syms in res:
+            for (sha, path), syms, whole in res:
                 self._cache[(sha, path)] = syms
-                if self.store is not None:
+                if self.store is not None and whole:
                     self._pending.append({"key": f"{sha}:{path}", "version": SYMBOLS_VERSION,
                                           "symbols": None if syms is None else json.dumps(sorted(syms))})
         self.parsed_files += len(todo)
@@ -425,7 +440,12 @@ def _prefetch_worker(args):
 
     path, chunk = args
     idx = SymbolIndex(open_repository(path))
-    return [((c.sha, fc.path), idx.file_symbols(c, fc)) for c, fc in chunk]
+    out = []
+    for c, fc in chunk:
+        misses = idx.missing_reads
+        syms = idx.file_symbols(c, fc)
+        out.append(((c.sha, fc.path), syms, idx.missing_reads == misses))   # whole: read without a missing object
+    return out
 
 
 @lru_cache(maxsize=64)
