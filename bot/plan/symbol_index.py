@@ -231,9 +231,7 @@ class SymbolIndex:
             # unknown symbols (a C++ parse in error there, a text too large): the text search
             # answers as it does before any parse, so a plan is the same whatever is cached
         c0 = time.process_time()
-        misses = self.missing_reads
         old, new = self._texts(commit, fc)
-        whole = self.missing_reads == misses
         out = may_share_symbols(fc, old, new, names)
         self.symbol_cpu += time.process_time() - c0
         return out
