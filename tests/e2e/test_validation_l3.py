@@ -236,3 +236,26 @@ async def test_a_signoff_the_gate_asks_for_says_how_to_run_l3_when_none_was_aske
     await say(w, "alice", pr["number"], "/forksync l3 heavy")
     [line] = [x for x in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`l3-signoff-missing`" in x]
     assert "no L3 run was asked" not in line, line
+
+
+async def test_a_rerun_of_an_l3_check_run_on_an_older_head_queues_no_run_on_that_head(world):
+    """The Re-run of an L3 check run left on an older head (GitHub keeps showing it, and lists the
+    PR by its branch) queued the workload on that dead head: the gate said `l3-stale` and the
+    tick cancelled it, where the summary promised a run "again on the PR's head"."""
+    from bot.fakegithub.events import check_run_event
+    from tests.e2e.test_validation_more import commit_on
+
+    w = world
+    head = w.push_branch("forksync/chain-amd-moved", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-moved")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    old = w.run_of(head, "forksync/L3/heavy")
+    new = commit_on(w, "forksync/chain-amd-moved", {"amd/k2.txt": "k2\n"}, "Touch amd again")
+    await w.bot.settle()
+    check_run_event(w.fake, w.fake.state.repo("meta", "triton"), old, "rerequested", w.fake.state.users["alice"])
+    await w.bot.settle()
+    runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    stale = [(r.head_sha[:12], r.status) for r in runs if r.status == "queued" and r.head_sha != new]
+    assert stale == [], (head[:12], new[:12])
