@@ -259,3 +259,17 @@ async def test_a_rerun_of_an_l3_check_run_on_an_older_head_queues_no_run_on_that
     runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
     stale = [(r.head_sha[:12], r.status) for r in runs if r.status == "queued" and r.head_sha != new]
     assert stale == [], (head[:12], new[:12])
+
+
+async def test_a_command_that_fails_leaves_the_later_commands_of_its_comment_answered(world):
+    """A comment of several commands ran them in order with nothing between one's error and the
+    next: GitHub refusing the retest's check run ended the delivery, and `/forksync merge now`
+    on the next line was never answered (nor was the retest)."""
+    w = world
+    w.push_branch("forksync/chain-amd-batch", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-batch")
+    await w.bot.settle()
+    w.fake.faults.unprocessable("/repos/meta/triton/check-runs", "POST")
+    await say(w, "alice", pr["number"], "/forksync retest\n/forksync merge now")
+    bodies = await replies_on(w, pr["number"])
+    assert [b for b in bodies if "`/forksync merge now`" in b] != [], bodies
