@@ -273,3 +273,22 @@ async def test_a_command_that_fails_leaves_the_later_commands_of_its_comment_ans
     await say(w, "alice", pr["number"], "/forksync retest\n/forksync merge now")
     bodies = await replies_on(w, pr["number"])
     assert [b for b in bodies if "`/forksync merge now`" in b] != [], bodies
+
+
+async def test_a_rerun_of_an_l3_check_run_asked_by_another_app_queues_nothing(world):
+    """Any App with checks: write can ask GitHub to re-run a check run (its rerequest API): the
+    Re-run of an L3 check run queued the heavy workload for an App's bot account, which
+    `/forksync l3` refuses (no collaborator permission), with no permission looked up at all."""
+    from bot.fakegithub.events import check_run_event
+
+    w = world
+    head = w.push_branch("forksync/chain-amd-app", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-app")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    app_bot = w.fake.state.user("other-ci[bot]", type="Bot")
+    check_run_event(w.fake, w.fake.state.repo("meta", "triton"), w.run_of(head, "forksync/L3/heavy"), "rerequested", app_bot)
+    await w.bot.settle()
+    runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert [(r.status, r.requested_by) for r in runs] == [("done", "alice")]
