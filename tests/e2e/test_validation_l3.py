@@ -292,3 +292,29 @@ async def test_a_rerun_of_an_l3_check_run_asked_by_another_app_queues_nothing(wo
     await w.bot.settle()
     runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
     assert [(r.status, r.requested_by) for r in runs] == [("done", "alice")]
+
+
+async def test_a_rerun_of_one_platforms_l3_check_run_queues_that_platform_only(fake_github, tmp_path):
+    """GitHub's Re-run is one check run's, `forksync/L3/heavy@h100`: it queued the workload on
+    every platform of the suite, so the cpu run that was green ran again for hours and the gate
+    waited on it, and every owner's sign-off after it had to be given again."""
+    from bot.fakegithub.events import check_run_event
+
+    two = CONFIG + L3_SUITE + "    platforms: [cpu, h100]\n"
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=two))
+    try:
+        head = w.push_branch("forksync/chain-amd-plat", {"amd/k.txt": "k\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd-plat")
+        await w.bot.settle()
+        await say(w, "alice", pr["number"], "/forksync l3 heavy")
+        for plat in ("cpu", "h100"):
+            await schedules.l3_tick(await tick_ctx(w), "meta/triton", platforms=(plat,))
+        runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+        assert sorted((r.platform, r.status) for r in runs) == [("cpu", "done"), ("h100", "done")]
+        check_run_event(w.fake, w.fake.state.repo("meta", "triton"), w.run_of(head, "forksync/L3/heavy@h100"),
+                        "rerequested", w.fake.state.users["alice"])
+        await w.bot.settle()
+        runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+        assert sorted(r.platform for r in runs if r.status == "queued") == ["h100"]
+    finally:
+        await close_world(w)
