@@ -211,16 +211,18 @@ class Dispatcher:
 
     async def on_resolved(self, ds: list[q.Delivery]) -> None:
         """A handled delivery resolved the dead letters ``ds`` (see :mod:`bot.app.queue`), or an
-        operator dismissed them (:func:`bot.app.queue.take_dismissals`): re-render the status
-        issues that listed them, once per repository."""
+        operator dismissed them (:func:`bot.app.queue.untaken_dismissals`): re-render the status
+        issues that listed them, once per repository. A fork with no open status issue (a person
+        closed it) gets none: nothing lists the letters there, and a resolution is no alarm."""
         for d in {d.repo: d for d in ds}.values():
-            await self._refresh_alarm(d)
+            await self._refresh_alarm(d, create=False)
 
-    async def _refresh_alarm(self, d: q.Delivery) -> None:
+    async def _refresh_alarm(self, d: q.Delivery, *, create: bool = True) -> None:
         """Re-render the status issue of ``d``'s fork, or of the forks following it, except the
         paused ones (GitHub refuses their installation) and those no longer followed (the App
         cannot reach them any more): their issue is rendered again when they resume or are
-        adopted again, from the queue's dead letters of that moment."""
+        adopted again, from the queue's dead letters of that moment. ``create`` off: only an
+        open status issue is updated (:meth:`bot.sync.service.SyncService.refresh_status_issue`)."""
         if not d.repo:
             return
         tracked = sync_store.tracked_forks(self.store)
@@ -235,7 +237,7 @@ class Dispatcher:
                 continue
             ctx = Context(delivery=d, gh=await self.client_for(inst), store=self.store, settings=self.settings,
                           sync=self.sync, validation=self.validation, installation_id=inst, now=self.now)
-            await self.sync.refresh_status_issue(ctx, fork)
+            await self.sync.refresh_status_issue(ctx, fork, create=create)
 
     async def _run_all(self, event: Event, ctx: Context) -> None:
         """Run every matching handler in a fixed order (module, name). One handler's failure does

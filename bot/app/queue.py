@@ -70,7 +70,7 @@ import json
 import random
 import time
 from dataclasses import dataclass
-from typing import Collection, Iterable
+from typing import Collection, Iterable, Sequence
 
 from bot.store import Store, table
 
@@ -112,7 +112,7 @@ DELIVERIES = table("webhook_deliveries", {
     "dismissed_by": str,       # who dismissed this dead letter (the operator's login), "" if nobody did
     "dismissed_at": float,
     "dismiss_reason": str,     # why, as they said it ("" when they gave no reason)
-    # the dismissed_at a worker last took off the status issue (take_dismissals): the dismissal is
+    # the dismissed_at a worker last took off the status issue (untaken_dismissals): the dismissal is
     # made by `forksync queue`, which cannot reach GitHub
     "dismissal_shown_at": float,
 }, pk="id", indexes=[("state", "next_attempt_at"), ("received_at",), ("resolved_by",)])
@@ -614,25 +614,28 @@ def dismiss(store: Store, key: str, *, by: str, reason: str = "", now: float | N
         return cur.rowcount == 1
 
 
-def take_dismissals(store: Store) -> list[Delivery]:
+def untaken_dismissals(store: Store) -> list[Delivery]:
     """The dismissed dead letters (:func:`dismiss`) whose dismissal no worker has taken off the
-    status issue yet, oldest dismissal first, each marked taken in the same transaction (two
-    workers never both take one; dismissed again after a retry, it is taken again). The dismissal
-    is made by ``forksync queue``, a process that cannot reach GitHub: the worker re-renders the
+    status issue yet (:func:`mark_dismissals_taken`), oldest dismissal first. The dismissal is
+    made by ``forksync queue``, a process that cannot reach GitHub: the worker re-renders the
     status issues that listed them (:class:`bot.app.worker.Worker`), which nothing else would do
-    before the fork's next sync."""
+    before the fork's next sync, and marks them taken only once that render went through (a
+    render GitHub failed leaves them for a later turn)."""
     untaken = "state='dismissed' AND coalesce(dismissal_shown_at, 0) < dismissed_at"
-    # read first, without the write lock: the worker asks on every turn, and there is almost never one
     with store.lock:
-        if store.conn.execute(f"SELECT 1 FROM webhook_deliveries WHERE {untaken} LIMIT 1").fetchone() is None:
-            return []
-    with store.transaction() as c:
-        cur = c.execute(f"SELECT * FROM webhook_deliveries WHERE {untaken} ORDER BY dismissed_at, id")
+        cur = store.conn.execute(f"SELECT * FROM webhook_deliveries WHERE {untaken} ORDER BY dismissed_at, id")
         cols = [d[0] for d in cur.description]
-        taken = [Delivery.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
-        for d in taken:
-            c.execute("UPDATE webhook_deliveries SET dismissal_shown_at=dismissed_at WHERE id=?", (d.id,))
-    return taken
+        return [Delivery.from_row(dict(zip(cols, r))) for r in cur.fetchall()]
+
+
+def mark_dismissals_taken(store: Store, ds: Sequence[Delivery]) -> None:
+    """Mark the dismissals of ``ds`` (as :func:`untaken_dismissals` read them) taken off the
+    status issue: a letter retried and dismissed again since (a later ``dismissed_at``) stays
+    untaken, so the next turn takes that dismissal too."""
+    with store.transaction() as c:
+        for d in ds:
+            c.execute("UPDATE webhook_deliveries SET dismissal_shown_at=dismissed_at WHERE id=? AND dismissed_at=?",
+                      (d.id, d.dismissed_at))
 
 
 def prune(store: Store, keep_s: float, now: float | None = None) -> int:

@@ -34,6 +34,10 @@ from bot.store import Store
 
 log = logging.getLogger(__name__)
 
+#: seconds a worker waits before taking dismissed dead letters off the status issue again after
+#: 1, 2, 3… failed tries in a row (the last one repeats)
+DISMISSAL_RETRY_S = (30.0, 60.0, 120.0, 300.0)
+
 
 class Unhandleable(Exception):
     """A delivery the bot can never process (malformed payload, unknown event …); the message is
@@ -116,6 +120,8 @@ class Worker:
         self._last_beat = float("-inf")
         self._started_at = clock()
         self._holding = False       # a claimed batch is not finished yet: its leases are renewed
+        self._dismissal_failures = 0     # failed turns in a row of _dismissed
+        self._dismissals_after = float("-inf")
 
     def _resume(self) -> None:
         """Queue again the paused deliveries whose installation is no longer suspended (``resume``,
@@ -141,17 +147,26 @@ class Worker:
 
     async def _dismissed(self) -> None:
         """Take the dead letters an operator dismissed since the last turn (``forksync queue
-        --dismiss``, :func:`bot.app.queue.take_dismissals`) off where people look, as resolved ones
-        are (``on_resolved``: the status issues that listed them are rendered again); its own
-        failure is logged only, as ``_done``'s is: the next render leaves them out."""
-        if self.on_resolved is None:
+        --dismiss``, :func:`bot.app.queue.untaken_dismissals`) off where people look, as resolved
+        ones are (``on_resolved``: the status issues that listed them are rendered again), and
+        mark them taken once that went through. A failure (GitHub failing the edit, the store
+        locked) is logged and tried again at a later turn, waiting longer after each failure in a
+        row (:data:`DISMISSAL_RETRY_S`): the worker turns every ``poll_interval_s``, and an
+        outage must not cost an edit of the issue, and a traceback, on every turn."""
+        if self.on_resolved is None or self.clock() < self._dismissals_after:
             return
         try:
-            dismissed = q.take_dismissals(self.store)
+            dismissed = q.untaken_dismissals(self.store)
             if dismissed:
                 await self.on_resolved(dismissed)
+                q.mark_dismissals_taken(self.store, dismissed)
+            self._dismissal_failures = 0
         except Exception:  # noqa: BLE001 - /metrics and /healthz already read the queue's state
-            log.exception("clearing dismissed dead letters failed")
+            wait = DISMISSAL_RETRY_S[min(self._dismissal_failures, len(DISMISSAL_RETRY_S) - 1)]
+            self._dismissal_failures += 1
+            self._dismissals_after = self.clock() + wait
+            log.exception("taking dismissed dead letters off the status issue failed (%d in a row); tried again in %.0f s",
+                          self._dismissal_failures, wait)
 
     async def _done(self, d: q.Delivery) -> None:
         """``d`` was handled: when that resolved dead letters (its own, as a redelivery, or ones it

@@ -9,6 +9,7 @@ missing objects are reported (stderr / ``missing_objects``), never fatal.
 from __future__ import annotations
 
 import json
+import os
 import re
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -167,12 +168,22 @@ def warn_missing(state) -> None:
         warn_once(said)
     unchecked = pending_unchecked(state)
     if unchecked:
-        # the blobs may be absent from either side's repository, and within one from any of its
-        # promisor remotes (a fork's clone whose upstream remote was fetched with a filter too)
-        repos = [state.fork_repo] + ([state.repo] if state.repo.path.rstrip("/") != state.fork_repo.path.rstrip("/")
-                                     else [])
-        refetch = [(gitio.repo_dir(r), name) for r in repos for name in gitio.promisor_remotes(r)]
+        # the blobs may be absent from either side's own clone, and within one from any of its
+        # promisor remotes (a fork's clone whose upstream remote was fetched with a filter too);
+        # ``state.repo`` is no clone when upstream is a separate one (the combined repository of
+        # both object stores has no remote), so each clone is asked for its own
+        refetch = [(gitio.repo_dir(r), name) for r in _lacking_clones(state) for name in gitio.promisor_remotes(r)]
         warn_once(text("ledger", "pending_unchecked", unchecked=len(unchecked), shas=unchecked, refetch=refetch))
+
+
+def _lacking_clones(state) -> list[pygit2.Repository]:
+    """The fork's and upstream's own repositories (one when upstream's history is in the fork's)
+    that lack an object of ``state.missing``; every one when no absent object is named."""
+    up = state.upstream_repo if state.upstream_repo is not None else state.fork_repo
+    repos = [state.fork_repo] + ([up] if os.path.realpath(up.path) != os.path.realpath(state.fork_repo.path) else [])
+    absent = {m.group(2) for entries in state.missing.values() for e in entries if (m := _MISSING_ENTRY.match(e))}
+    lacking = [r for r in repos if any(sha not in r for sha in absent)]
+    return lacking or repos
 
 
 def warn_unresolved(state) -> None:
@@ -228,10 +239,24 @@ def warn_behind_tracked(state) -> None:
     if got is None:
         return
     tracking, n = got
+    if _in_upstream(state, tracking):
+        return          # it tracks upstream's branch: being behind it is the lag the figures measure
     name = state.config.fork.ref.removeprefix("refs/heads/")
-    current = not state.fork_repo.is_bare and gitio.head_branch(state.fork_repo) == name
-    warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=current,
-                   where=gitio.repo_dir(state.fork_repo)))
+    # a branch checked out in a work tree (this one or another linked worktree) moves only by a
+    # merge run there: git refuses to fetch into it
+    work = gitio.branch_work_tree(state.fork_repo, name)
+    warn_once(text("ledger", "behind_tracked", ref=name, tracking=tracking, commits=n, current=work is not None,
+                   where=work or gitio.repo_dir(state.fork_repo)))
+
+
+def _in_upstream(state, tracking: str) -> bool:
+    """Is remote-tracking branch ``tracking`` of the fork's repository at the upstream tip or a
+    commit of upstream's history before it (upstream's branch, not the fork's as pushed)?"""
+    try:
+        tip = str(state.fork_repo.references[f"refs/remotes/{tracking}"].peel(pygit2.Commit).id)
+        return tip == state.upstream_tip or state.repo.descendant_of(state.upstream_tip, tip)
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
 
 
 def warn_unmatched_areas(state) -> None:

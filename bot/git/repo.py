@@ -107,10 +107,60 @@ def ref_names(repo: pygit2.Repository) -> list[str]:
 
 def repo_dir(repo: pygit2.Repository) -> str:
     """The folder a person passes to ``git -C``: the work tree of a checkout (``…/spyre`` for
-    ``…/spyre/.git``), else the git directory. libgit2 takes a bare snapshot whose config it does
-    not read as bare for the work tree of its parent folder, where git would not look."""
+    ``…/spyre/.git``, or a linked worktree for its ``.git/worktrees/<name>``), else the git
+    directory. libgit2 takes a bare snapshot whose config it does not read as bare for the work
+    tree of its parent folder, where git would not look."""
     git_dir, work = repo.path.rstrip("/"), (repo.workdir or "").rstrip("/")
-    return work if work and os.path.join(work, ".git") == git_dir else git_dir
+    return work if work and _git_dir_of(work) == os.path.realpath(git_dir) else git_dir
+
+
+def _git_dir_of(work: str) -> str | None:
+    """The git directory of work tree ``work``, real path: its ``.git`` folder, or where its
+    ``.git`` file (a linked worktree's, ``gitdir: …``) points; None when it has neither."""
+    dot = os.path.join(work, ".git")
+    if os.path.isdir(dot):
+        return os.path.realpath(dot)
+    try:
+        with open(dot, encoding="utf-8") as f:
+            line = f.readline().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return os.path.realpath(os.path.join(work, line[len("gitdir:"):].strip()))
+
+
+def branch_work_tree(repo: pygit2.Repository, branch: str) -> str | None:
+    """The work tree where ``branch`` is checked out, of the checkout ``repo`` belongs to (its
+    main work tree or any linked worktree, ``git worktree list``); None when none has it (or the
+    repository is bare). git refuses to update a branch checked out in a work tree other than by
+    a merge run there (``git fetch . origin/main:main`` is refused)."""
+    want = f"ref: refs/heads/{branch.removeprefix('refs/heads/')}"
+    git_dir = repo.path.rstrip("/")
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as f:
+            common = os.path.normpath(os.path.join(git_dir, f.read().strip()))
+    except OSError:
+        common = git_dir
+    dirs = [common]
+    try:
+        dirs += [os.path.join(common, "worktrees", n) for n in sorted(os.listdir(os.path.join(common, "worktrees")))]
+    except OSError:
+        pass
+    for d in dirs:
+        try:
+            with open(os.path.join(d, "HEAD"), encoding="utf-8") as f:
+                head = f.read().strip()
+            if d == common:
+                work = os.path.dirname(common) if os.path.basename(common) == ".git" else None
+            else:
+                with open(os.path.join(d, "gitdir"), encoding="utf-8") as f:
+                    work = os.path.dirname(f.read().strip())
+        except OSError:
+            continue
+        if head == want and work and _git_dir_of(work) == os.path.realpath(d):
+            return work
+    return None
 
 
 def promisor_remotes(repo: pygit2.Repository) -> list[str]:
@@ -120,7 +170,8 @@ def promisor_remotes(repo: pygit2.Repository) -> list[str]:
     Empty for a complete clone, or a snapshot that lacks objects with nothing to fetch them from."""
     names = set()
     for entry in repo.config:
-        key, value = entry.name, (entry.value or "").strip()
+        # a bare key (``promisor`` with no ``=``) has no value and is true to git; ``promisor =`` is false
+        key, value = entry.name, "true" if entry.value is None else entry.value.strip()
         low = key.lower()
         if low.startswith("remote.") and low.endswith(".promisor") and value.lower() in ("true", "yes", "on", "1"):
             names.add(key[len("remote."):-len(".promisor")])
@@ -140,11 +191,17 @@ def other_remote_branches(repo: pygit2.Repository, branch: str, avoid: str) -> l
         own = str(repo.config[f"branch.{name}.remote"])
     except (KeyError, ValueError, pygit2.GitError):
         own = "origin"
+    # a remote's name may hold slashes (``triton-lang/triton``): a remote-tracking ref belongs to
+    # the longest configured remote its path starts with, else (a mirror's copied refs, whose
+    # remotes are not configured here) to its first component
+    remotes = sorted(repo.remotes.names(), key=len, reverse=True)
     out = []
     for ref in repo.references:
         if not ref.startswith("refs/remotes/") or ref.endswith("/HEAD"):
             continue
-        remote, _, rest = ref[len("refs/remotes/"):].partition("/")
+        path = ref[len("refs/remotes/"):]
+        remote = next((r for r in remotes if path.startswith(f"{r}/")), path.partition("/")[0])
+        rest = path[len(remote) + 1:]
         if remote == own or rest not in (name, "main", "master"):
             continue
         try:

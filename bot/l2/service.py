@@ -47,7 +47,7 @@ from bot.l2.report import (
     upstream_sha_of,
 )
 from bot.l2.store import RegressionStatus
-from bot.model import sync_branch
+from bot.model import short_branch, sync_branch
 from bot.sync import landing
 from bot.sync import store as sync_store
 from bot.sync.prs import open_or_update_pr
@@ -267,6 +267,9 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     the repository's default branch read from GitHub): ``trunk`` other than the default branch gets
     ``forksync/<trunk>/backout-<sha12>``, so two fork refs that took the same culprit (a release
     branch cut after it landed) each get their own back-out, never the other's open PR.
+    A back-out of the culprit into ``trunk`` still in flight is found by its row (unit and base),
+    whatever name it was opened under (before names carried the fork ref, or while ``trunk`` was
+    the default branch); a name another trunk's back-out holds is never reused.
 
     The branch is recorded in ``sync_branches`` (kind and state ``backout``) as soon as it is
     pushed, before its PR exists: the record, not the PR's author, is what makes the PR forksync's
@@ -279,7 +282,18 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     same culprit slowed)."""
     culprit = ev.bisect.culprit
     backout_id = f"backout-{culprit[:12]}"
-    branch = sync_branch(backout_id, trunk, default=await default_branch(ctx.gh, full))
+    rows = [r for r in sync_store.all_branches(ctx.store, full) if r.get("unit_id") == backout_id]
+    # this trunk's back-out of the culprit still in flight answers under whatever name it was
+    # opened (before names carried the fork ref, or while this trunk was the default branch)
+    mine = [r for r in rows if not sync_store.ended(r) and (r.get("base") or "") == trunk]
+    if mine:
+        branch = mine[0]["branch"]
+    else:
+        branch = sync_branch(backout_id, trunk, default=await default_branch(ctx.gh, full))
+        if any(r["branch"] == branch and not sync_store.ended(r) and (r.get("base") or "") != trunk for r in rows):
+            # another fork ref's back-out is in flight under this name (the default branch moved
+            # since it was opened): never answer with its PR, take this trunk's own name
+            branch = f"forksync/{short_branch(trunk)}/{backout_id}"
     prior = sync_store.branch_row(ctx.store, full, branch)
     if prior is not None and not sync_store.ended(prior) and int(prior.get("pr") or 0):
         # one upstream commit usually slows several kernels: each series bisects to it, and the

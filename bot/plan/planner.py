@@ -119,8 +119,11 @@ def plan_state(state, *, store: Store | None = None, progress: Callable[[int, in
         # refresh each (≈ 0.3 ms CPU; a cold Triton plan writes ≈ 1,650). With a helper process
         # they stay loose: the helper merges onto the running trees this process writes.
         repo, mem = open_buffered(repo.path)
+    # a partial clone's absent blobs read as nothing to libgit2 (no rename pairs, no attributes)
+    # without an error: such answers are not kept past this plan, a later fetch may change them
     pred = predictor or MergePredictor(repo, state.fork_tip, rename_detection=cfg.rename_detection, store=store,
-                                       rename_limit=cfg.rename_limit)
+                                       rename_limit=cfg.rename_limit,
+                                       persist=not state.partial_clone)
     pred.preload([c.sha for c in pending])
     symbols = SymbolIndex(repo, store=store)
     symbols.preload(pending, [s for a in cfg.areas if a.divergent for s in a.symbols])

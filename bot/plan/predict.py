@@ -50,10 +50,11 @@ from bot.plan import store as plan_store
 from bot.plan.partition import Prediction
 from bot.plan.tasks import MISS
 from bot.store import Store
+from bot.templating import render_part
 
 #: bump when a prediction's meaning changes: stored answers of other versions are never read (the
 #: version is part of every key, :meth:`MergePredictor.key`)
-PREDICT_VERSION = 3
+PREDICT_VERSION = 4
 
 #: the stored outcome of a merge that failed *with* rename detection (a blob it had to read is
 #: missing): its detail is the reason rename detection was dropped (``MergePredictor.renames_off``)
@@ -115,10 +116,13 @@ def _short_error(e: Exception) -> str:
 
 #: characters of missing-object entries a plan item's reason lists before counting the rest
 MISSING_SHOWN = 300
+#: the template of the reasons a prediction gives in words
+TEXTS = "plan/predict.txt.j2"
 
 
 def _missing_objects(missing: Iterable[str]) -> str:
-    """``blob <sha> (<path>); …`` for a commit's missing objects: whole entries (at least one) up
+    """``missing objects: blob <sha> (<path>); …`` for a commit's missing objects (or the merge's
+    error, where the analysis found none missing): whole entries (at least one) up
     to :data:`MISSING_SHOWN` characters, then how many more — a cut entry would name a folder or
     half a sha."""
     missing = list(missing)
@@ -129,8 +133,7 @@ def _missing_objects(missing: Iterable[str]) -> str:
             break
         shown.append(entry)
         size += len(entry) + 2
-    rest = len(missing) - len(shown)
-    return "; ".join(shown) + (f"; {rest} more" if rest else "")
+    return render_part(TEXTS, "missing_objects", shown=shown, rest=len(missing) - len(shown))
 
 
 def _write_tree(index: pygit2.Index, repo: pygit2.Repository) -> str:
@@ -440,17 +443,20 @@ class MergePredictor:
 
     ``repo`` must hold the fork tip and the upstream commits (e.g. :func:`scratch_repo`, or
     A's combined repository) and be writable (trees of clean merges are written to it).
-    ``base`` is the fork tip (a commit sha). ``store`` (optional) persists predictions.
+    ``base`` is the fork tip (a commit sha). ``store`` (optional) persists predictions; with
+    ``persist`` False (a partial clone, whose absent blobs libgit2 reads as nothing without an
+    error) it is only read: the answers computed here stay in memory for this predictor.
     """
 
     def __init__(self, repo: pygit2.Repository, base: str, *, rename_detection: bool = True,
-                 store: Store | None = None, rename_limit: int = DEFAULT_RENAME_LIMIT):
+                 store: Store | None = None, rename_limit: int = DEFAULT_RENAME_LIMIT, persist: bool = True):
         self.repo = repo
         self.base = base
         self.flags = merge_flags(rename_detection)
         self.rename_limit = rename_limit          # as apply's (bot.config.renames): plan and apply agree
         self.running_tree = str(repo[base].peel(pygit2.Commit).tree_id)
         self.store = store
+        self.persist = persist
         self.store_empty = False  # a cold cache: rows are only written (flush), never read
         if store is not None:
             store.migrate()          # the store may predate this module's import (creates plan_answers)
@@ -736,7 +742,7 @@ class MergePredictor:
         self._memo[(ours, commit.sha)] = pred
         # an unknown answer says what the repository lacks, not what the pick does: a fetch of the
         # missing blobs (which status advises) must get a real prediction, so it is never stored
-        if self.store is not None and pred.outcome != "unknown":
+        if self.store is not None and self.persist and pred.outcome != "unknown":
             self._remember(commit.sha, ours, pred, merged)
         return pred
 
@@ -748,6 +754,8 @@ class MergePredictor:
         by_paths = key.startswith("p")
         if by_paths and pred.outcome in ("clean", "empty") and merged is None:
             return
+        if self._attributes_absent(sha, ours):
+            return      # merged without a merge attribute the repository lacks: a fetch of it may change the answer
         made: list[str] = []
         if by_paths and merged:
             theirs, mine = self._pick(sha)[1], self._tree(ours)
@@ -762,6 +770,17 @@ class MergePredictor:
             "made": json.dumps(made), "ours_tree": ours,
             "result_tree": pred.result_tree or "",
             "detail": pred.detail if not by_paths else ""})
+
+    def _attributes_absent(self, sha: str, ours: str) -> bool:
+        """Whether a ``.gitattributes`` blob of ``ours`` along the paths the pick of ``sha``
+        changes is absent (a snapshot or partial clone without it): libgit2 reads no attribute
+        from it, without an error, so the merge may have missed a ``merge=binary``."""
+        ch = self._change(sha)
+        if ch is None:
+            return False
+        t = self._tree(ours)
+        return any(oid is not None and oid not in self.repo
+                   for d in {p.rpartition("/")[0] for p in ch[0]} for oid in self._attrs.attribute_files(t, d))
 
     def _from_helper(self, commit: CommitInfo, ours: str) -> tuple[Prediction, dict | None] | None:
         """The prediction from the helper's merge of ``commit`` (computed on the tree it was
@@ -813,7 +832,7 @@ class MergePredictor:
                                         f"renames not detected: {self.renames_off or _short_error(first)}")
                 if self.renames_off is None:
                     self.renames_off = _short_error(first)
-                    if self.store is not None:    # remembered: a re-plan on this tree drops it without merging
+                    if self.store is not None and self.persist:   # a re-plan on this tree drops it without merging
                         self._pending.append({
                             "key": f"t{PREDICT_VERSION}:{ours}:{commit.sha}:{self.flags}:{self.rename_limit}",
                             "commit": commit.sha, "outcome": RENAMES_FAILED, "conflicts": "[]", "merged": "",
@@ -821,8 +840,7 @@ class MergePredictor:
                 return got
             except (KeyError, pygit2.GitError, ValueError) as e:
                 first = e
-        what = _missing_objects(commit.missing) if commit.missing else _short_error(first)
-        return Prediction("unknown", detail=f"missing objects: {what}"), None
+        return Prediction("unknown", detail=_missing_objects(commit.missing or [_short_error(first)])), None
 
     def _merge_flags(self, commit: CommitInfo, ours: str, flags: int, detail: str) -> tuple[Prediction, dict | None]:
         repo = self.repo

@@ -79,7 +79,8 @@ class SyncState:
     ``upstream``: CommitInfo of the upstream range by sha, in upstream order (oldest first).
     ``fork_commits``: the fork's own commits (``fork_tip ^upstream_tip``), oldest first.
     ``repo`` sees both object stores (:func:`bot.git.repo.open_pair`); ``fork_repo`` is the fork's own
-    repository (refs, notes, forksync branches). Times are epoch seconds UTC.
+    repository (refs, notes, forksync branches), ``upstream_repo`` upstream's own (the fork's when
+    upstream's history is fetched into it). Times are epoch seconds UTC.
     """
 
     config: ForksyncConfig
@@ -110,6 +111,11 @@ class SyncState:
     #: each hole of the Backlog (``pins.holes``) → the fork commit that took it out (its revert,
     #: or the revert of the merge that brought it)
     hole_reverts: dict[str, str] = field(default_factory=dict)
+    #: upstream's own repository (its remotes, its config); None → ``fork_repo``
+    upstream_repo: pygit2.Repository | None = None
+    #: the fork's or upstream's repository is a partial clone (it has a promisor remote): an
+    #: object absent now may be fetched later, so what was computed without it may not be kept
+    partial_clone: bool = False
 
     @property
     def upstream_as_of_unknown(self) -> str | None:
@@ -552,7 +558,9 @@ def load_state(cfg: ForksyncConfig, store: Store | None = None, as_of: int | str
     state = SyncState(config=cfg, repo=repo, git_dir=git_dir, fork_repo=fork_repo, upstream_tip=up_tip,
                       fork_tip=fork_tip, merge_base=base, upstream=upstream, fork_commits=fork_commits,
                       ledger=ledger, pins=pins, in_flight=in_flight, decisions=decisions, as_of=cutoff,
-                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned, upstream_pin=pin, hole_reverts=hole_reverts)
+                      timings=timings, upstream_as_of=up_seen, upstream_pinned=pinned, upstream_pin=pin, hole_reverts=hole_reverts,
+                      upstream_repo=up_repo,
+                      partial_clone=bool(gitio.promisor_remotes(fork_repo) or gitio.promisor_remotes(up_repo)))
     if record and use_cache and store is not None:
         sync_store.record_pins(store, {
             "recorded_at": int(_time.time()), "as_of": cutoff or 0, "fork_tip": fork_tip,

@@ -847,10 +847,11 @@ class SyncService:
         # a failed pick (step apply) is no delivery's to retry: the next sync applies it again
         retry = [b for b in blocked if not b["requires"] and b["at"] >= started and b["step"] != "apply"]
         if not unclosed and not retry:
-            # the fork is synced to upstream's head as fetched now: a failing poll (its read of
-            # upstream, or its own sync) holds nothing back any more, whichever event brought this
-            # sync (upstream's push delivered the same update); a poll that fails again says so anew
-            sync_store.record_job(ctx.store, full_name, sync_store.POLL_JOB, None, self.now())
+            # the fork is synced to upstream's head as fetched now: a poll whose own sync failed
+            # holds nothing back any more, whichever event brought this sync (upstream's push
+            # delivered the same update); a failing read of upstream's branch through GitHub's API
+            # is none of this sync's (it fetched with git) and stays counted until a poll reaches it
+            sync_store.record_job(ctx.store, full_name, sync_store.POLL_JOB, None, self.now(), unless=sync_store.POLL_READ)
         lines.append(await self.refresh_status_issue(ctx, full_name, cfg=cfg))
         # a person's push answered "held" while upstream stood moved back is checked now, as its
         # own event would have checked it (outside the fork's lock: a fold syncs again): the chains

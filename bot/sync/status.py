@@ -52,7 +52,7 @@ class SyncStatus:
     etag: str = ""
     blocked: tuple[dict, ...] = ()      # units GitHub refused: {"id","branch","pr","url","reason","requires","path","step","at"}
     held_by: str = ""                   # the comment that last set ``held``: "<created_at>#<id, 20 digits>" ("" none)
-    failing_jobs: tuple[dict, ...] = ()  # scheduled jobs failing now: {"job","error","since","at","count"} (epoch s)
+    failing_jobs: tuple[dict, ...] = ()  # scheduled jobs failing now: {"job","error","since","at","count"[,"step"]} (epoch s)
     upstream_head_at: float = 0.0       # committer time of upstream_head (epoch s; 0 unknown): Days Behind's "now"
     frontier_at: float = 0.0            # committer time of frontier (epoch s; 0 unknown)
     #: why ``upstream_seen_at`` is 0 although the numbers were computed ("" when it is known or

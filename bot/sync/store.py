@@ -219,14 +219,22 @@ def load_status(store: Store, repo: str) -> SyncStatus | None:
 
 
 #: the poller's job (bot.sync.upstream.poll_once): its read of upstream, or the sync it started,
-#: failed; cleared by the next poll that reaches upstream and finds the fork synced, or by a sync
-#: that succeeds, whatever brought it (bot.sync.service.SyncService.sync)
+#: failed; cleared by the next poll that reaches upstream and finds the fork synced, and a failed
+#: sync also by a sync that succeeds, whatever brought it (bot.sync.service.SyncService.sync)
 POLL_JOB = "poll"
+#: the poll's step that reads upstream's branch through GitHub's API (:func:`record_job`'s
+#: ``step``): only a poll that reaches upstream clears its failure, not a sync another event brought
+POLL_READ = "read"
 
 
-def record_job(store: Store, repo: str, job: str, error: str | None, now: float) -> bool:
+def record_job(store: Store, repo: str, job: str, error: str | None, now: float, *, step: str = "",
+               unless: str | None = None) -> bool:
     """Record how scheduled ``job`` of fork ``repo`` ended at ``now``: ``error`` (None = it
-    succeeded, which clears it; stored through :func:`bot.agents.redact.scrub`). Returns whether the set of failing jobs changed (the status issue
+    succeeded, which clears it; stored through :func:`bot.agents.redact.scrub`), failing at
+    ``step`` (a name of the job's own: the poll's ``read`` of upstream, or "" for the job as a
+    whole). ``unless``: a success that says nothing of that step keeps a failure of it (a sync
+    another event brought does not read upstream's branch through GitHub's API as the poll
+    does, :data:`POLL_READ`). Returns whether the set of failing jobs changed (the status issue
     then needs a refresh). Writes only the failing-jobs column (read and written under the store's
     lock, in one transaction), so a sync saving its status meanwhile neither loses nor restores a job."""
     with store.transaction():
@@ -234,11 +242,13 @@ def record_job(store: Store, repo: str, job: str, error: str | None, now: float)
         jobs = {j["job"]: j for j in st.failing_jobs}
         before = set(jobs)
         if error is None:
-            jobs.pop(job, None)
+            if unless is None or (jobs.get(job) or {}).get("step", "") != unless:
+                jobs.pop(job, None)
         else:
             old = jobs.get(job) or {"since": now, "count": 0}
             # shown on the status issue and /healthz: scrubbed like a dead letter's reason
-            jobs[job] = {"job": job, "error": scrub(error)[:300], "since": old["since"], "at": now, "count": old["count"] + 1}
+            jobs[job] = {"job": job, "error": scrub(error)[:300], "since": old["since"], "at": now, "count": old["count"] + 1,
+                         **({"step": step} if step else {})}
         if jobs == {j["job"]: j for j in st.failing_jobs}:
             return False
         _write(store, replace(st, failing_jobs=tuple(jobs[k] for k in sorted(jobs))), only=("failing_jobs_json",))

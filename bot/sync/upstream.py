@@ -195,9 +195,10 @@ async def poll_once(store: Store, svc, make_ctx, now: float | None = None, *, ca
             snapshots.record_sync(store, st, at=now, keep_days=keep)
             out.append(f"{r['fork']}: poll failed: {why}")
             # a failing "poll" job too (status issue, /healthz), cleared by the next poll that
-            # reaches upstream or a sync that succeeds meanwhile (sync_store.POLL_JOB); the issue
-            # is rendered again either way (its numbers turned stale)
-            sync_store.record_job(store, r["fork"], sync_store.POLL_JOB, f"poll of {r['upstream']} failed: {why}", now)
+            # reaches upstream, not by a sync another event brought (sync_store.POLL_READ); the
+            # issue is rendered again either way (its numbers turned stale)
+            sync_store.record_job(store, r["fork"], sync_store.POLL_JOB, f"poll of {r['upstream']} failed: {why}", now,
+                                  step=sync_store.POLL_READ)
             out += await refresh_quietly(svc, ctx, r["fork"])
             continue
         if r["installation_id"] in off:

@@ -544,3 +544,266 @@ def test_a_fork_branch_behind_the_remote_branch_it_tracks_is_warned(tmp_path, ca
     rc, out, err = run(capsys, [*argv[:3], "origin/main", *argv[4:]])
     doc = json.loads(out)
     assert (rc, doc["frontier"]["sha"], doc["days_behind"]) == (0, u2, 0.0) and "behind origin/main" not in err
+
+
+def test_the_refetch_advice_names_the_promisor_remote_of_a_separate_blobless_upstream_clone(
+        tmp_path, capsys, monkeypatch):
+    """A newcomer keeps upstream in its own clone, made with `git clone --filter=blob:none` of
+    triton-lang/triton to save space, and passes it with `--upstream` beside a complete clone of
+    the fork. Upstream's pending u2 and u3 (new files only upstream has) cannot be checked by
+    patch-id, and the warning must name the refetch that gets their blobs: that of the upstream
+    clone's `origin`. The fork and upstream are then read through a combined repository of both
+    object stores (cache_dir/combined-….git), which has no remote at all, so the advice read
+    "no promisor remote can fetch them here … use a complete clone" of a clone that can."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n", "b.txt": "b\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    u2 = up.commit("Two (#12)", {"c.txt": "c only upstream\n"}, when=T0 + 2 * DAY)
+    u3 = up.commit("Three (#13)", {"d.txt": "d only upstream\n"}, when=T0 + 3 * DAY)
+    run_git(up.path, "config", "uploadpack.allowFilter", "true")
+    run_git(up.path, "config", "uploadpack.allowAnySHA1InWant", "true")
+    part = tmp_path / "triton"
+    run_git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{up.path}", str(part))
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(fork.path), "--fork-ref", "main", "--upstream", str(part), "--upstream-ref", "origin/main",
+            "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert sorted(json.loads(out)["pending_unchecked"]) == sorted([u2, u3])
+    warning = err[err.index("not checked by patch-id"):].split("\n")[0]
+    commands = _backticked_git(warning)
+    assert commands, warning
+    for c in commands:
+        run_git(tmp_path, *c[1:])
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert json.loads(out)["pending_unchecked"] == [] and "not checked by patch-id" not in err, err
+
+
+def _copy_blobs(src, dest) -> None:
+    """Write every blob of ``src`` into ``dest`` (what the advised refetch brings a partial clone)."""
+    listing = run_git(src, "rev-list", "--objects", "--all")
+    for oid in {ln.split()[0] for ln in listing.splitlines()}:
+        if run_git(src, "cat-file", "-t", oid).strip() == "blob":
+            data = subprocess.run(["git", "cat-file", "blob", oid], cwd=str(src), capture_output=True, check=True).stdout
+            subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=str(dest), input=data, check=True,
+                           capture_output=True)
+
+
+def test_a_replan_after_the_blobs_are_fetched_detects_renames_as_a_plan_from_scratch_does(tmp_path, capsys, monkeypatch):
+    """Upstream moves `lib/a.cpp` to `lib/core/a.cpp` and edits its head; the fork changed its tail.
+    In a blobless clone libgit2's rename detection cannot read the blobs and, without an error,
+    pairs nothing: `plan` predicts a modify/delete conflict in `lib/a.cpp` and stores it under the
+    whole running tree's key. Once the blobs are fetched (the refetch status advises), a plan with
+    a fresh cache detects the rename and predicts a clean pick. The same plan with the first run's
+    cache must say the same — a plan's answer may not depend on what an earlier run's repository
+    lacked, the reason unknown answers are no longer stored — yet it serves the stored conflict."""
+    body = "".join(f"line {i}\n" for i in range(20))
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"lib/a.cpp": "head\n" + body + "tail\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"lib/a.cpp": "head\n" + body + "xpu tail\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("[BACKEND] Move a (#11)", {"lib/a.cpp": None, "lib/core/a.cpp": "new head\n" + body + "tail\n"},
+                   when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    (tmp_path / "again").mkdir()
+    (tmp_path / "fresh").mkdir()
+    argv = ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"]
+    monkeypatch.chdir(tmp_path / "again")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    [unit] = json.loads(out)["units"]
+    assert (unit["kind"], unit["items"][0]["sha"], unit["items"][0]["conflicts"]) == ("chain", u1, ["lib/a.cpp"])
+    _copy_blobs(fork.path, part.path)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    again = json.loads(out)["units"]
+    monkeypatch.chdir(tmp_path / "fresh")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    fresh = json.loads(out)["units"]
+    assert [(u["kind"], u["items"][0]["reason"]) for u in fresh] == [
+        ("bundle", "predicted clean pick onto the fork tip + 0 earlier bundle picks")], fresh
+    assert again == fresh
+
+
+def _stale_clone(tmp_path):
+    """Upstream, the fork (one upstream merge since a clone was made) and that clone, fetched
+    (origin and upstream) but never pulled: its `main` is 2 commits behind `origin/main`."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    clone = fork.clone(tmp_path / "clone")
+    clone.add_remote("upstream", up.path)
+    u2 = up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 3 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.merge(u2, when=T0 + 3 * DAY + 3600, message="Merge OpenAI Triton commit `u2` (#502)")
+    clone.git("fetch", "-q", "origin")
+    clone.git("fetch", "-q", "upstream")
+    return clone, u1, u2
+
+
+def test_the_fast_forward_a_stale_branch_in_a_linked_worktree_is_told_to_run_brings_it_up_to_date(
+        tmp_path, capsys, monkeypatch):
+    """The newcomer works in a linked worktree (`git worktree add ../work main`, the clone's own
+    checkout on another branch) and passes it as --fork. Its `main` is behind `origin/main`, and
+    the warning's fast-forward must work when run as printed. It named `git -C <clone>/.git/
+    worktrees/work merge --ff-only origin/main`: the worktree's git directory, where git answers
+    "this operation must be run in a work tree"."""
+    clone, u1, u2 = _stale_clone(tmp_path)
+    clone.git("checkout", "-q", "-b", "dev")
+    work = tmp_path / "work"
+    clone.git("worktree", "add", "-q", str(work), "main")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(work), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u1), err
+    warning = err[err.index("behind origin/main"):].split("\n")[0]
+    [command] = [c for c in _backticked_git(warning) if "--ff-only" in c or "fetch" in c]
+    run_git(tmp_path, *command[1:])
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u2) and "behind origin/main" not in err, err
+
+
+def test_a_replan_after_a_missing_gitattributes_blob_is_fetched_reads_its_merge_attribute(
+        tmp_path, capsys, monkeypatch):
+    """`lib/a.cpp merge=binary` in `.gitattributes`: git's cherry-pick of upstream's edit of
+    `lib/a.cpp` onto the fork's own edit of it stops on a conflict. In a partial clone that has
+    every blob but the `.gitattributes` one, libgit2 reads no attribute (without an error), so
+    `plan` predicts a clean pick, and stores it under a key holding the `.gitattributes` blob's
+    id. Once the blob is fetched, a plan with a fresh cache predicts the conflict; the same plan
+    with the first run's cache must too, not serve the answer made without the attribute."""
+    body = "".join(f"line {i}\n" for i in range(30))
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {".gitattributes": "lib/a.cpp merge=binary\n", "lib/a.cpp": "head\n" + body + "tail\n"},
+              when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"lib/a.cpp": "xpu head\n" + body + "tail\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("[BACKEND] Fix a (#11)", {"lib/a.cpp": "head\n" + body + "new tail\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    attr = run_git(fork.path, "rev-parse", "main:.gitattributes").strip()
+    part = blobless_clone(fork.path / ".git", tmp_path / "partial.git", missing=[attr])
+    (tmp_path / "again").mkdir()
+    (tmp_path / "fresh").mkdir()
+    argv = ["--fork", str(part.path), "--upstream-ref", "upstream-main", "plan", "--json"]
+    monkeypatch.chdir(tmp_path / "again")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    _copy_blobs(fork.path, part.path)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    again = json.loads(out)["units"]
+    monkeypatch.chdir(tmp_path / "fresh")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    fresh = json.loads(out)["units"]
+    assert [(u["kind"], u["items"][0]["sha"], u["items"][0]["conflicts"]) for u in fresh] == [
+        ("chain", u1, ["lib/a.cpp"])], fresh
+    assert again == fresh
+
+
+def test_the_fast_forward_of_a_stale_branch_checked_out_in_another_worktree_is_run_there(
+        tmp_path, capsys, monkeypatch):
+    """The clone's own checkout is on `dev` and is passed as --fork with --fork-ref main, while
+    `main` is checked out in a linked worktree (`git worktree add ../work main`). git refuses
+    `git fetch . origin/main:main` into a branch checked out in any work tree, so the warning must
+    name the fast-forward in the work tree that has it checked out."""
+    clone, u1, u2 = _stale_clone(tmp_path)
+    clone.git("checkout", "-q", "-b", "dev")
+    work = tmp_path / "work"
+    clone.git("worktree", "add", "-q", str(work), "main")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(clone.path), "--fork-ref", "main", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u1), err
+    warning = err[err.index("behind origin/main"):].split("\n")[0]
+    [command] = [c for c in _backticked_git(warning) if "--ff-only" in c or "fetch" in c]
+    run_git(tmp_path, *command[1:])
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["frontier"]["sha"]) == (0, u2) and "behind origin/main" not in err, err
+
+
+def test_a_bare_promisor_key_makes_its_remote_named_in_the_refetch_advice(tmp_path, capsys, monkeypatch):
+    """`[remote "origin"] promisor` with no value is true to git (a bare boolean key), and git
+    fetches the clone's absent blobs from it. The refetch advice must name `origin` then as for
+    `promisor = true`, not call the clone a snapshot nothing can fetch from."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("upstream", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    u2 = up.commit("Two (#12)", {"c.txt": "c only upstream\n"}, when=T0 + 2 * DAY)
+    fork.git("fetch", "-q", "upstream")
+    fork.git("branch", "upstream-main", "upstream/main")
+    run_git(fork.path, "config", "uploadpack.allowFilter", "true")
+    run_git(fork.path, "config", "uploadpack.allowAnySHA1InWant", "true")
+    ci = tmp_path / "ci"
+    run_git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", "--no-single-branch",
+            f"file://{fork.path}", str(ci))
+    config = ci / ".git" / "config"
+    config.write_text(config.read_text().replace("promisor = true", "promisor"))
+    assert "\tpromisor\n" in config.read_text()
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(ci), "--fork-ref", "main", "--upstream-ref", "origin/upstream-main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert json.loads(out)["pending_unchecked"] == [u2]
+    commands = _backticked_git(err[err.index("not checked by patch-id"):].split("\n")[0])
+    assert commands, err
+    for c in commands:
+        run_git(tmp_path, *c[1:])
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    assert json.loads(out)["pending_unchecked"] == [] and "not checked by patch-id" not in err, err
+
+
+def test_status_without_upstream_ref_names_the_branch_of_a_remote_whose_name_has_a_slash(
+        tmp_path, capsys, monkeypatch):
+    """`git remote add triton-lang/triton <url>` is a valid remote name, and `git fetch` puts its
+    branch at `triton-lang/triton/main`. When upstream and the fork resolve to the same commit
+    (no --upstream-ref), the warning must name that ref as it names `upstream/main`."""
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"a.txt": "a\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"xpu.txt": "x\n"}, when=T0 + DAY // 2)
+    u1 = up.commit("One (#11)", {"a.txt": "a1\n"}, when=T0 + DAY)
+    fork.add_remote("triton-lang/triton", up.path)
+    fork.merge(u1, when=T0 + DAY + 3600, message="Merge OpenAI Triton commit `u1` (#501)")
+    up.commit("Two (#12)", {"b.txt": "b\n"}, when=T0 + 2 * DAY)
+    fork.git("fetch", "-q", "triton-lang/triton")
+    monkeypatch.chdir(fork.path)
+    rc, out, err = run(capsys, ["status", "--json"])
+    assert rc == 0, err
+    assert "resolve to the same commit" in err and "`--upstream-ref triton-lang/triton/main`" in err, err
+    rc, out, err = run(capsys, ["--upstream-ref", "triton-lang/triton/main", "status", "--json"])
+    doc = json.loads(out)
+    assert (rc, doc["commits_in_range"], doc["frontier"]["sha"]) == (0, 1, u1)
+
+
+def test_a_fork_branch_that_tracks_upstreams_branch_is_not_told_to_measure_upstream_as_the_fork(
+        tmp_path, capsys, monkeypatch):
+    """A local branch made with `git checkout -b start upstream/main` tracks `upstream/main`; before
+    any own commit it is an older upstream commit, and being behind `upstream/main` is the very
+    lag status measures against `--upstream-ref upstream/main`, not a stale copy of the fork. The
+    warning told them to name `--fork-ref upstream/main`, which measures upstream as the fork."""
+    clone, u1, u2 = _stale_clone(tmp_path)
+    clone.git("branch", "-q", "start", u1)
+    clone.git("branch", "-q", "-u", "upstream/main", "start")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--fork", str(clone.path), "--fork-ref", "start", "--upstream-ref", "upstream/main", "status", "--json"]
+    rc, out, err = run(capsys, argv)
+    assert (rc, json.loads(out)["commits_in_range"]) == (0, 1), err
+    assert "--fork-ref upstream/main" not in err and "behind upstream/main" not in err, err

@@ -68,19 +68,35 @@ def test_dismiss_without_a_reason_and_of_what_is_not_dead(tmp_path, capsys, monk
 
 def test_a_dismissal_is_taken_off_the_status_issue_once_and_again_after_a_second_dismissal(tmp_path):
     """``forksync queue`` cannot reach GitHub: the worker takes each dismissal (re-rendering the
-    status issue that listed the letter) once, and again when the letter, retried, went dead and
-    was dismissed again."""
+    status issue that listed the letter) until it marks it taken, and again when the letter,
+    retried, went dead and was dismissed again — even one dismissed again between the read and
+    the mark."""
     db = tmp_path / "q.db"
     _dead(db)
+
+    def take(store):
+        ds = q.untaken_dismissals(store)
+        q.mark_dismissals_taken(store, ds)
+        return ds
+
     with Store(db) as store:
-        assert q.take_dismissals(store) == []
+        assert q.untaken_dismissals(store) == []
         assert q.dismiss(store, "bad", by="ops-ana", now=2000)
-        assert [(d.id, d.repo, d.dismissed_at) for d in q.take_dismissals(store)] == [("bad", "meta/triton", 2000)]
-        assert q.take_dismissals(store) == []
+        assert [(d.id, d.repo, d.dismissed_at) for d in q.untaken_dismissals(store)] == [("bad", "meta/triton", 2000)]
+        # not marked (the render failed): still untaken
+        assert [(d.id, d.dismissed_at) for d in take(store)] == [("bad", 2000)]
+        assert take(store) == []
         assert q.retry_dead(store, "bad", now=2001)
         d = q.claim(store, "w", now=2002)
         q.fail(store, d.id, "w", "malformed issue_comment payload: comment.id: field required", permanent=True, now=2003)
-        assert q.take_dismissals(store) == []
+        assert take(store) == []
         assert q.dismiss(store, "bad", by="ops-ana", now=2004)
-        assert [d.dismissed_at for d in q.take_dismissals(store)] == [2004]
-        assert q.take_dismissals(store) == []
+        read = q.untaken_dismissals(store)
+        assert [d.dismissed_at for d in read] == [2004]
+        assert q.retry_dead(store, "bad", now=2005)
+        d = q.claim(store, "w", now=2006)
+        q.fail(store, d.id, "w", "malformed issue_comment payload: comment.id: field required", permanent=True, now=2007)
+        assert q.dismiss(store, "bad", by="ops-ana", now=2008)
+        q.mark_dismissals_taken(store, read)     # the read of the 2004 dismissal: the 2008 one stays untaken
+        assert [d.dismissed_at for d in take(store)] == [2008]
+        assert take(store) == []

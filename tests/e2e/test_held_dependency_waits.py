@@ -71,7 +71,8 @@ async def test_the_status_issue_says_the_unit_a_chain_waits_for_is_held(stacked_
     [line] = [x for x in body.splitlines() if "<!-- retry:chain-" in x]
     assert line.endswith(
         f"waits for #{bundle['number']} (`bundle-{b0[:12]}`), held: upstream's `main` moved back past 1 of its "
-        f"commits (`{b3[:12]}`) until upstream builds on the rewound history or returns to `{b3[:12]}`)"), line
+        f"commits (`{b3[:12]}`), and forksync neither merges, closes nor rebuilds it until upstream builds on the "
+        f"rewound history or returns to `{b3[:12]}`)"), line
     # once upstream returns, the chain waits for the bundle as for any other
     git(up_src, "reset", "-q", "--hard", b3)
     git(up_src, "push", "-q", str(upstream.path), "HEAD:refs/heads/main")

@@ -254,3 +254,46 @@ async def test_two_fork_refs_backing_out_one_culprit_each_get_their_own_branch(w
     assert sync_store.branch_row(w.bot.store, "meta/triton", branch)["pr"] == first
     assert remote_tip(w, release_branch) == pr["head"]["sha"]
     assert sync_prs.foreign_reason(w.bot.store, "meta/triton", pr, bot_login=None, fork_ref="release/3.2.x") == ""
+
+
+async def test_a_backout_open_under_the_default_branchs_name_answers_for_its_fork_ref_once_the_default_moves(world):
+    """A back-out's name depends on which branch GitHub calls the default when it is opened: one
+    opened for ``release/3.2.x`` while that was the default (or before names carried the fork ref)
+    is ``forksync/backout-<sha12>``. Once the default is another branch, the same culprit slowing
+    another series of ``release/3.2.x`` is answered by that open back-out (its row: kind
+    ``backout``, base ``release/3.2.x``), never by a second PR reverting it into the same branch."""
+    w = world
+    culprit, ev = regressed(w)
+    ctx = await tick_ctx(w)
+    git(w.work, "push", "-q", "origin", "main-work:refs/heads/release/3.2.x")
+    mirror = await w.svc.local.fetch("meta/triton")
+    w.fork.default_branch = "release/3.2.x"
+    first = await l2_service.open_backout(ctx, w.svc, "meta/triton", "release/3.2.x", mirror, ev, issue=1)
+    assert (await w.pr(first))["head"]["ref"] == f"forksync/backout-{culprit[:12]}"
+    w.fork.default_branch = "main"
+
+    again = await l2_service.open_backout(ctx, w.svc, "meta/triton", "release/3.2.x", mirror, ev, issue=2)
+
+    assert again == first
+    opened = [r for r in sync_store.all_branches(w.bot.store, "meta/triton") if r["kind"] == "backout"]
+    assert [(r["branch"], r["base"], r["pr"]) for r in opened] == [
+        (f"forksync/backout-{culprit[:12]}", "release/3.2.x", first)]
+
+
+async def test_a_backout_into_another_fork_ref_never_answers_for_this_one_when_the_names_meet(world):
+    """The name ``forksync/backout-<sha12>`` is the default branch's at the time it is read: once
+    GitHub's default moves from ``main`` to ``release/3.2.x`` (or GitHub's answer names no default),
+    ``release/3.2.x``'s back-out of a culprit gets the name under which ``main``'s back-out of it is
+    still open. That PR reverts it into ``main``, not ``release/3.2.x``: the regression on
+    ``release/3.2.x`` gets a back-out of its own, never the other fork ref's PR."""
+    w = world
+    culprit, ev, branch, ctx, mirror, first = await first_backout(w)
+    git(w.work, "push", "-q", "origin", "main-work:refs/heads/release/3.2.x")
+    mirror = await w.svc.local.fetch("meta/triton")
+    w.fork.default_branch = "release/3.2.x"
+
+    other = await l2_service.open_backout(ctx, w.svc, "meta/triton", "release/3.2.x", mirror, ev, issue=2)
+
+    assert other != first
+    assert (await w.pr(other))["base"]["ref"] == "release/3.2.x"
+    assert ((await w.pr(first))["base"]["ref"], (await w.pr(first))["state"]) == ("main", "open")

@@ -143,7 +143,8 @@ class World:
                               rename_detection=self.rename_detection, rename_limit=7000)
         entries = [SimpleNamespace(sha=s, disposition=Disposition.PENDING) for s in shas]
         return SimpleNamespace(config=cfg, git_dir=self.repo.path, fork_tip=self.fork_tip, merge_base=self.base,
-                               in_flight=[], upstream=upstream, as_of=None, ledger=SimpleNamespace(entries=entries))
+                               in_flight=[], upstream=upstream, as_of=None, ledger=SimpleNamespace(entries=entries),
+                               partial_clone=False)
 
     def plan_incremental(self):
         return plan_state(self.state(self.cache), store=self.store, workers=1, resume=self.walk)
