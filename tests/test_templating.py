@@ -135,6 +135,8 @@ CASES: dict[str, dict] = {
         {"usage": "/forksync defer <sha> <reason>", "help": "defer an upstream commit"}]),
     "github/command_permission_unknown.md.j2": dict(user="carol", line="/forksync merge", problem="GitHub answered 502",
                                                     retrying=True),
+    "github/command_failed.md.j2": dict(user="carol", line="/forksync retest", problem="GitHub answered 422",
+                                        retrying=False),
     "github/command_reply.md.j2": dict(user="carol", line="/forksync plan", result="2 unit(s) planned",
                                       details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
     "github/own_section.md.j2": dict(body="<!-- forksync:unit:bundle-x -->\nThis bundle brings 2 upstream commits.",
