@@ -137,6 +137,8 @@ CASES: dict[str, dict] = {
                                                     retrying=True),
     "github/command_failed.md.j2": dict(user="carol", line="/forksync retest", problem="GitHub answered 422",
                                         retrying=False),
+    "github/l3_rerun_refused.md.j2": dict(user="carol", check="forksync/L3/heavy@h100",
+                                          reason="@carol has `read` permission; an L3 run needs write or admin"),
     "github/command_reply.md.j2": dict(user="carol", line="/forksync plan", result="2 unit(s) planned",
                                       details="- `chain-32fa3bb64b11`\n- `bundle-ca003a09e8b2`"),
     "github/own_section.md.j2": dict(body="<!-- forksync:unit:bundle-x -->\nThis bundle brings 2 upstream commits.",
