@@ -318,3 +318,21 @@ async def test_a_rerun_of_one_platforms_l3_check_run_queues_that_platform_only(f
         assert sorted(r.platform for r in runs if r.status == "queued") == ["h100"]
     finally:
         await close_world(w)
+
+
+async def test_a_command_that_fails_to_be_retried_is_answered_once_and_runs_again_alone(world):
+    """A retryable failure (GitHub 502 on the retest's check run) must not cost the next line its
+    run, and the delivery's retry must run only the failed command: the merge line is answered
+    once, and the retest is answered by its own reply after the retry."""
+    w = world
+    w.push_branch("forksync/chain-amd-retry", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-retry")
+    await w.bot.settle()
+    w.fake.faults.server_error("/repos/meta/triton/check-runs", "POST", times=8)
+    await say(w, "alice", pr["number"], "/forksync retest\n/forksync merge now")
+    await w.bot.settle()
+    bodies = await replies_on(w, pr["number"])
+    assert len([b for b in bodies if "`/forksync merge now`" in b]) == 1, bodies
+    retest = [b for b in bodies if "`/forksync retest`" in b]
+    assert [b for b in retest if "failed: GitHub answered 502" in b] != [], bodies
+    assert [b for b in retest if "failed:" not in b] != [], bodies
