@@ -155,6 +155,13 @@ def _count_detail(c: Counts, expected: int, where: str, repeated: int = 0) -> st
     head = f"{c.ran} tests ran, the suite expects exactly {expected}"
     if c.ran > expected:
         detail = head + f" (more: set {where}: {c.ran})"
+    elif c.ran == 0:
+        # no hint to expect none: the configuration refuses 0, and a suite that runs nothing is
+        # rarely meant to
+        detail = head + (f": {c.skipped} skipped or xfail tests do not count, and none ran; make them run here"
+                         if c.skipped else
+                         ": none ran, which usually means the command's test path matches no test or collecting "
+                         "them failed (an import error); the run's log shows which")
     elif not c.skipped:
         detail = head + f" (fewer: tests went missing; if they were removed on purpose, set {where}: {c.ran})"
     else:

@@ -264,6 +264,7 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
     written = comment_order(comment)
     cfg = None
     served: bool | None = None
+    retry: BaseException | None = None
     for cmd in parsed:
         key = run_key(src.full, src.key_id, cmd.line)
         mark = f"reply:{src.key_id}:{key.rsplit(':', 1)[1]}"
@@ -327,12 +328,50 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
                                   "withdrawn: its comment was deleted before it ran", ctx.now(), written)
             ctx.note(f"{cmd.line}: not run (its comment was deleted)")
             continue
-        reply = await run_command(ctx, cmd, repo=repo, number=src.number, is_pr=src.is_pr,
-                                  user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment),
-                                  written=written_at(comment))
+        try:
+            reply = await run_command(ctx, cmd, repo=repo, number=src.number, is_pr=src.is_pr,
+                                      user=user, cfg=cfg, comment_url=comment.html_url, order=comment_order(comment),
+                                      written=written_at(comment))
+        except Exception as e:  # noqa: BLE001 - one command's failure must not cost the others their run
+            # a retryable one is left unrecorded, so the delivery's retry runs it (and only it: the
+            # others are recorded as ran); one GitHub will refuse again is answered and recorded
+            if await _tell_command_failed(ctx, src, mark, key, cmd.line, e, written):
+                retry = retry or e
+            continue
         await comment_once(ctx.gh, src.full, src.number, mark, reply)
         commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now(), written)
         ctx.note(f"{cmd.line}: ran")
+    if retry is not None:
+        raise retry
+
+
+def _problem(e: BaseException) -> str:
+    """What went wrong, in words that carry no secret: GitHub's status, else the error's type."""
+    status = getattr(e, "status_code", None)
+    return f"GitHub answered {int(status)}" if status is not None else f"{type(e).__name__}"
+
+
+async def _tell_command_failed(ctx, src: _Source, mark: str, key: str, line: str, e: BaseException,
+                               written: str) -> bool:
+    """``line`` failed with ``e`` while it ran: say so once and react 😕. Returns whether the
+    delivery is to be retried for it (:func:`lookup_retried`); one that is not is recorded as
+    failed, so no redelivery runs it again. Best effort: when GitHub cannot take the reply either,
+    the retry is what matters."""
+    retrying = lookup_retried(e)
+    problem = _problem(e)
+    user = src.comment.user.login
+    body = render("command_failed.md.j2", user=user, line=line, problem=problem, retrying=retrying)
+    try:
+        await comment_once(ctx.gh, src.full, src.number, mark + (":failed" if retrying else ""), body)
+        await _react(ctx, src, "confused")
+    except Exception as reply_error:  # noqa: BLE001 - the command's own error decides the retry
+        ctx.note(f"{line}: could not tell the commenter it failed: {type(reply_error).__name__}")
+        retrying = True
+    if not retrying:
+        commands_store.record(ctx.store, key, src.full, src.comment.id, line, user, "failed: " + problem, ctx.now(),
+                              written)
+    ctx.note(f"{line}: failed ({problem})" + ("; the delivery is retried" if retrying else ""))
+    return retrying
 
 
 def lookup_retried(e: BaseException) -> bool:
@@ -346,8 +385,7 @@ async def _tell_lookup_failed(ctx, src: _Source, mark: str, user: str, line: str
     """The permission lookup failed, so the command did not run (fail closed): say so once (its
     own marker, so the real reply still comes after a successful retry) and react 😕. Best
     effort: when GitHub cannot take the reply either, the retry is what matters."""
-    status = getattr(e, "status_code", None)
-    problem = f"GitHub answered {int(status)}" if status is not None else f"{type(e).__name__}"
+    problem = _problem(e)
     body = render("command_permission_unknown.md.j2", user=user, line=line, problem=problem,
                   retrying=lookup_retried(e))
     try:

@@ -1,6 +1,7 @@
 """The command runs the bot has answered (table ``command_runs``): one row per (comment, command
 line), so a redelivered or edited comment never runs a command twice. ``result``: ``ran``,
-``malformed``, ``refused: <why>`` or ``withdrawn: <why>`` (a sign-off whose line was removed
+``malformed``, ``refused: <why>``, ``failed: <why>`` (GitHub refused what it did, so no retry
+runs it again) or ``withdrawn: <why>`` (a sign-off whose line was removed
 from its comment, or whose comment was deleted, before or after it ran). ``written``: when the
 text the result answers was written (:func:`bot.commands.runner.comment_order` of the comment as
 it ran, or as the edit that removed the line left it; :data:`LATEST` for a deletion), so a line

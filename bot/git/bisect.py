@@ -77,7 +77,7 @@ class Step:
 @dataclass(frozen=True)
 class BisectResult:
     """``culprit``: the first bad commit (None when skips left several candidates, listed in
-    ``suspects``, or when the failure did not reproduce on a re-test: no suspects, ``note`` says
+    ``suspects``, or when the failure did not reproduce on a re-test or the good end fails too: no suspects, ``note`` says
     so); ``verified``: culprit re-tested bad and its parent good; ``steps`` in order;
     ``bound`` = ⌈log2 N⌉ + 2."""
 
@@ -277,6 +277,8 @@ def bisect(candidates: Sequence[str], good: str, test: Callable[[str], Outcome],
         note = (f"the good end {good[:12]} fails too: the command does not pass where the range starts "
                 "(check the command and what its environment provides, or pick an older good commit); "
                 "no commit is blamed")
+        # nor named: the first candidate fails no differently than the good end does
+        return BisectResult(good, cands[-1], tuple(cands), None, False, tuple(steps), (), bound, note)
     else:
         note = (f"verification failed: culprit tested {v_bad.verdict}, parent tested "
                 f"{v_good.verdict} — flaky test or noise; not blamed")

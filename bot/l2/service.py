@@ -141,8 +141,17 @@ async def investigate(ctx, v, full: str, tr, suites, mirror: Path, *, now: float
                 try:
                     row["backout_pr"] = await open_backout(ctx, v, full, tr.base, mirror, ev, row["issue"])
                     notes.append(f"back-out PR #{row['backout_pr']} for {culprit[:12]}")
-                    # the issue promised one: it names it now (the PR links the issue as evidence)
-                    await file_regression(ctx.gh, full, title, replace(ev, backout_pr=row["backout_pr"]))
+                    # recorded before the issue names it: an edit GitHub refuses must not lose the
+                    # open PR, or the next tick would bisect the regression again and open another
+                    l2_store.save_regression(ctx.store, row)
+                    try:
+                        # the issue promised one: it names it now (the PR links the issue as evidence)
+                        await file_regression(ctx.gh, full, title, replace(ev, backout_pr=row["backout_pr"]))
+                    except Exception as e:  # noqa: BLE001 - the other series are still investigated
+                        log.warning("%s: issue #%s could not be edited to name back-out PR #%s: %s", full,
+                                    row["issue"], row["backout_pr"], scrub(str(e))[:300])
+                        notes.append(f"issue #{row['issue']} not edited to name back-out PR #{row['backout_pr']}: "
+                                     f"{type(e).__name__}")
                 except RevertConflict as e:
                     # the issue promised a back-out: it says why none comes, and the regression is
                     # recorded, or every tick would bisect it again to fail the same way

@@ -279,11 +279,12 @@ class ValidationService:
             rid = await self.actions.dispatch(ctx.gh, full, sha, suite, platform, tr.default_branch)
             vstore.mark_pending(ctx.store, repo=full, pr=number, sha=sha, suite=suite.name, platform=platform,
                                 level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
+                                definition=vstore.definition_of(suite),
                                 check_url=run.get("html_url", ""), request_id=rid)
             return f"{name} @ {sha[:12]}: dispatched ({rid})"
         attempt = vstore.mark_pending(ctx.store, repo=full, pr=number, sha=sha, suite=suite.name, platform=platform,
                                       level=suite.level, backend=self.backend, now=self.now(), check_run_id=run["id"],
-                                      check_url=run.get("html_url", ""))
+                                      definition=vstore.definition_of(suite), check_url=run.get("html_url", ""))
         result = await self.local.run(full, sha, suite, platform, tr.text)
         lost_to = await self.record(ctx, full, number, result, suite, answers=attempt)
         if lost_to:
@@ -301,9 +302,13 @@ class ValidationService:
             return lost_to
         row = vstore.get(ctx.store, full, result.commit, result.suite, result.platform)
         if row and row["check_run_id"]:
-            # a green re-run of a commit an earlier run found red: a flake the green run must not hide
+            # a green re-run of a commit an earlier run found tests failing on, the suite defined
+            # as now: a flake the green run must not hide. A red of another kind (a count the
+            # suite no longer expects, an error, a short run) or under another definition is not one
             earlier = [r for r in vstore.superseded_runs(row) if r["how"] == "replaced"
-                       and r["outcome"] in ("fail", "error")] if result.verdict == "green" else []
+                       and r["outcome"] == "fail" and "test-failures" in (r["codes"] or ())
+                       and r["definition"] and r["definition"] == row.get("definition")
+                       ] if result.verdict == "green" else []
             await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now(), earlier_red=earlier)
         return None
 
@@ -320,7 +325,8 @@ class ValidationService:
         if vstore.get(ctx.store, full, base, suite.name, platform):
             return
         attempt = vstore.mark_pending(ctx.store, repo=full, pr=0, sha=base, suite=suite.name, platform=platform,
-                                      level=suite.level, backend="local", now=self.now())
+                                      level=suite.level, backend="local", now=self.now(),
+                                      definition=vstore.definition_of(suite))
         result = await self.local.run(full, base, suite, platform, tr.text)
         vstore.record(ctx.store, repo=full, pr=0, result=result, now=self.now(), answers=attempt)
 

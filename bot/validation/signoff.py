@@ -100,13 +100,20 @@ class L3Request:
 
 
 def request_l3(db: "store_mod.Store", repo: str, pr: int, head_sha: str, workload: str, suites,
-               requested_by: str, time: int) -> L3Request:
-    """:func:`queue_l3`, saying which runs this request queued. Raises :class:`SignoffError` when
-    no L3 suite has that name."""
+               requested_by: str, time: int, platform: str = "") -> L3Request:
+    """:func:`queue_l3`, saying which runs this request queued: on every platform of the suite, or
+    on ``platform`` only (one check run's Re-run). Raises :class:`SignoffError` when no L3 suite
+    has that name, or the suite does not run on ``platform``."""
     l3 = {s.name: s for s in suites if s.level == "L3"}
     if workload not in l3:
         raise SignoffError(f"no L3 suite named `{workload}`; L3 suites: {', '.join(sorted(l3)) or '(none configured)'}")
-    marked = vstore.queue_l3_runs_marked(db, repo, pr, head_sha, workload, l3[workload].platforms, requested_by, time)
+    platforms = l3[workload].platforms
+    if platform:
+        if platform not in platforms:
+            raise SignoffError(f"L3 suite `{workload}` does not run on `{platform}`; its platforms: "
+                               f"{', '.join(platforms)}")
+        platforms = [platform]
+    marked = vstore.queue_l3_runs_marked(db, repo, pr, head_sha, workload, platforms, requested_by, time)
     return L3Request(runs=tuple(r for r, _ in marked), new=tuple(r for r, fresh in marked if fresh))
 
 

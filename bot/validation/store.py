@@ -22,6 +22,7 @@ non-collaborator's code run on GPU runners (``PRState.retest_by_writer_on``).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -45,6 +46,7 @@ SUITE_RESULTS = store_mod.table("suite_results", {
     "updated_at": float,
     "attempt": str,                  # the run the row waits for / was answered by ("" before attempts were kept)
     "superseded": str,               # results of earlier attempts a re-run replaced or that arrived after it, one per line
+    "definition": str,               # digest of the suite's configuration the run ran under (:func:`definition_of`)
 }, pk="key", indexes=[("repo", "sha"), ("repo", "pr"), ("request_id",)])
 
 L3_RUNS = store_mod.table("l3_runs", {
@@ -125,8 +127,16 @@ def _with_note(notes: str, line: str) -> str:
     return "\n".join(lines)
 
 
+def definition_of(suite) -> str:
+    """A digest of ``suite`` (a ``SuiteConfig``): two runs of a commit under different digests ran
+    different suites (another command, another expected count), so one's red and the other's green
+    say nothing about a flake."""
+    return hashlib.sha256(suite.model_dump_json().encode()).hexdigest()[:16]
+
+
 def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str, level: str, backend: str,
-                 now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "") -> str:
+                 now: float, check_run_id: int = 0, check_url: str = "", request_id: str = "",
+                 definition: str = "") -> str:
     """A run was started (or dispatched): the gate shows ``pending-result`` until it reports.
     Returns the run's attempt (``request_id``, else a new ``local-…`` token), which its result
     must answer (:func:`record`). The earlier notes of superseded results are kept, and a finished
@@ -140,14 +150,18 @@ def mark_pending(db, *, repo: str, pr: int, sha: str, suite: str, platform: str,
         old = get(db, repo, sha, suite, platform) or {}
         notes = old.get("superseded") or ""
         if old.get("status") == "done":
+            # the replaced result's reason codes and suite definition stay with it: only a red of
+            # failing tests under the same definition is a flake once a re-run is green
+            codes = ",".join(dict.fromkeys(r.code for r in row_reasons(old)))
             line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))} request {attempt_of(old) or '?'}: "
-                    f"{old['verdict']} (replaced by a re-run, request {attempt}; not counted)")
+                    f"{old['verdict']}[{codes}]" + (f"@{old['definition']}" if old.get("definition") else "")
+                    + f" (replaced by a re-run, request {attempt}; not counted)")
             notes = _with_note(notes, _with_check_url(line, old.get("check_url") or ""))
         _upsert(db, {"key": key, "repo": repo, "pr": pr, "sha": sha, "suite": suite,
                      "platform": platform, "level": level, "status": "pending", "verdict": "pending",
                      "failing_json": "[]", "reason": "", "check_run_id": check_run_id, "check_url": check_url,
                      "backend": backend, "request_id": request_id, "result_json": "", "updated_at": now,
-                     "attempt": attempt, "superseded": notes})
+                     "attempt": attempt, "superseded": notes, "definition": definition})
     return attempt
 
 
@@ -214,11 +228,13 @@ def record(db, *, repo: str, pr: int, result, now: float, check_run_id: int = 0,
                      "check_run_id": check_run_id or old.get("check_run_id", 0),
                      "check_url": check_url or old.get("check_url", ""), "backend": result.backend,
                      "request_id": old.get("request_id", ""), "result_json": result.to_json(), "updated_at": now,
-                     "attempt": answers if answers is not None else current, "superseded": old.get("superseded") or ""})
+                     "attempt": answers if answers is not None else current, "superseded": old.get("superseded") or "",
+                     "definition": old.get("definition") or ""})
     return None
 
 
-_SUPERSEDED = re.compile(r"(?P<at>\S+) request (?P<attempt>\S+): (?P<outcome>\S+) \((?:arrived after a re-run, request "
+_SUPERSEDED = re.compile(r"(?P<at>\S+) request (?P<attempt>\S+): (?P<outcome>[^\s\[@]+)(?:\[(?P<codes>[^\]\s]*)\])?"
+                         r"(?:@(?P<definition>[0-9a-f]+))? \((?:arrived after a re-run, request "
                          r"(?P<late_by>\S+), was asked|replaced by a re-run, request (?P<replaced_by>\S+)); not counted\)"
                          r"(?: (?P<check_url>\S+))?")
 
@@ -226,6 +242,8 @@ _SUPERSEDED = re.compile(r"(?P<at>\S+) request (?P<attempt>\S+): (?P<outcome>\S+
 def superseded_runs(row: dict) -> list[dict]:
     """The results a row keeps aside (its ``superseded`` lines), oldest first, each
     ``{"at": "YYYY-MM-DDTHH:MM:SSZ" | None, "attempt", "outcome": "pass" | "fail" | "error" | …,
+    "codes": its reasons' codes (None for a line written before they were kept), "definition": the
+    suite definition it ran under (:func:`definition_of`; "" when unknown),
     "by": the attempt that replaced it, "how": "replaced" (a finished result a re-run replaced) |
     "late" (it arrived after a re-run was asked) | "" (a line not in either form, e.g. one cut by
     the column's cap before whole lines were kept), "check_url": the check run that showed it (a
@@ -235,10 +253,13 @@ def superseded_runs(row: dict) -> list[dict]:
     for line in (row.get("superseded") or "").splitlines():
         m = _SUPERSEDED.fullmatch(line.strip())
         if m is None:
-            out.append({"at": None, "attempt": "", "outcome": "", "by": "", "how": "", "check_url": None, "text": line})
+            out.append({"at": None, "attempt": "", "outcome": "", "codes": None, "definition": "", "by": "", "how": "",
+                        "check_url": None, "text": line})
             continue
         late = m["late_by"] is not None
         out.append({"at": m["at"], "attempt": m["attempt"], "outcome": m["outcome"],
+                    "codes": None if m["codes"] is None else tuple(c for c in m["codes"].split(",") if c),
+                    "definition": m["definition"] or "",
                     "by": m["late_by"] if late else m["replaced_by"], "how": "late" if late else "replaced",
                     "check_url": m["check_url"], "text": line})
     return out

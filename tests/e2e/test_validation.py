@@ -241,3 +241,27 @@ async def test_a_green_retest_of_a_commit_that_was_red_says_the_red_run_was_flak
     assert "### Red on an earlier run of this commit" in summary, summary
     [line] = [x for x in summary.splitlines() if x.startswith("- ") and "check run" in x]
     assert ": fail ([check run](" in line and line.endswith(f"/meta/triton/runs/{red.id}))"), line
+
+
+async def test_a_green_retest_after_the_suite_count_was_set_calls_no_earlier_run_flaky(fake_github, tmp_path):
+    """A short suite's red says "if they were removed on purpose, set expected_tests"; the
+    maintainer does, retests the same commit, and its green check run called the earlier red
+    intermittent ("a flaky test, the runner, or a race the change brings"): the suite's definition
+    changed, no test flaked."""
+    from tests.support.validation_world import CONFIG, fork_files
+
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=CONFIG.replace("expected_tests: 3", "expected_tests: 4")))
+    try:
+        head = w.push_branch("forksync/bundle-count", {"NOTES.md": "a note\n"}, "Add a note")
+        pr = await w.open_pr("forksync/bundle-count")
+        await w.bot.settle()
+        assert w.run_of(head, "forksync/L1/unit").output["title"] == "Red: count-mismatch"
+        w.push_main({".github/forksync.yml": CONFIG}, "The suite runs 3 tests: set expected_tests: 3")
+        await w.bot.settle()
+        await w.alice.post(f"/repos/meta/triton/issues/{pr['number']}/comments", data={"body": "/forksync retest"})
+        await w.bot.settle()
+        green = w.run_of(head, "forksync/L1/unit")
+        assert green.conclusion == "success"
+        assert "Red on an earlier run of this commit" not in green.output["summary"], green.output["summary"]
+    finally:
+        await close_world(w)

@@ -236,3 +236,103 @@ async def test_a_signoff_the_gate_asks_for_says_how_to_run_l3_when_none_was_aske
     await say(w, "alice", pr["number"], "/forksync l3 heavy")
     [line] = [x for x in w.run_of(head, "forksync/gate").output["summary"].splitlines() if "`l3-signoff-missing`" in x]
     assert "no L3 run was asked" not in line, line
+
+
+async def test_a_rerun_of_an_l3_check_run_on_an_older_head_queues_no_run_on_that_head(world):
+    """The Re-run of an L3 check run left on an older head (GitHub keeps showing it, and lists the
+    PR by its branch) queued the workload on that dead head: the gate said `l3-stale` and the
+    tick cancelled it, where the summary promised a run "again on the PR's head"."""
+    from bot.fakegithub.events import check_run_event
+    from tests.e2e.test_validation_more import commit_on
+
+    w = world
+    head = w.push_branch("forksync/chain-amd-moved", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-moved")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    old = w.run_of(head, "forksync/L3/heavy")
+    new = commit_on(w, "forksync/chain-amd-moved", {"amd/k2.txt": "k2\n"}, "Touch amd again")
+    await w.bot.settle()
+    check_run_event(w.fake, w.fake.state.repo("meta", "triton"), old, "rerequested", w.fake.state.users["alice"])
+    await w.bot.settle()
+    runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    stale = [(r.head_sha[:12], r.status) for r in runs if r.status == "queued" and r.head_sha != new]
+    assert stale == [], (head[:12], new[:12])
+
+
+async def test_a_command_that_fails_leaves_the_later_commands_of_its_comment_answered(world):
+    """A comment of several commands ran them in order with nothing between one's error and the
+    next: GitHub refusing the retest's check run ended the delivery, and `/forksync merge now`
+    on the next line was never answered (nor was the retest)."""
+    w = world
+    w.push_branch("forksync/chain-amd-batch", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-batch")
+    await w.bot.settle()
+    w.fake.faults.unprocessable("/repos/meta/triton/check-runs", "POST")
+    await say(w, "alice", pr["number"], "/forksync retest\n/forksync merge now")
+    bodies = await replies_on(w, pr["number"])
+    assert [b for b in bodies if "`/forksync merge now`" in b] != [], bodies
+
+
+async def test_a_rerun_of_an_l3_check_run_asked_by_another_app_queues_nothing(world):
+    """Any App with checks: write can ask GitHub to re-run a check run (its rerequest API): the
+    Re-run of an L3 check run queued the heavy workload for an App's bot account, which
+    `/forksync l3` refuses (no collaborator permission), with no permission looked up at all."""
+    from bot.fakegithub.events import check_run_event
+
+    w = world
+    head = w.push_branch("forksync/chain-amd-app", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-app")
+    await w.bot.settle()
+    await say(w, "alice", pr["number"], "/forksync l3 heavy")
+    await schedules.l3_tick(await tick_ctx(w), "meta/triton")
+    app_bot = w.fake.state.user("other-ci[bot]", type="Bot")
+    check_run_event(w.fake, w.fake.state.repo("meta", "triton"), w.run_of(head, "forksync/L3/heavy"), "rerequested", app_bot)
+    await w.bot.settle()
+    runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+    assert [(r.status, r.requested_by) for r in runs] == [("done", "alice")]
+
+
+async def test_a_rerun_of_one_platforms_l3_check_run_queues_that_platform_only(fake_github, tmp_path):
+    """GitHub's Re-run is one check run's, `forksync/L3/heavy@h100`: it queued the workload on
+    every platform of the suite, so the cpu run that was green ran again for hours and the gate
+    waited on it, and every owner's sign-off after it had to be given again."""
+    from bot.fakegithub.events import check_run_event
+
+    two = CONFIG + L3_SUITE + "    platforms: [cpu, h100]\n"
+    w = await make_world(fake_github, tmp_path, files=fork_files(config=two))
+    try:
+        head = w.push_branch("forksync/chain-amd-plat", {"amd/k.txt": "k\n"}, "Touch amd")
+        pr = await w.open_pr("forksync/chain-amd-plat")
+        await w.bot.settle()
+        await say(w, "alice", pr["number"], "/forksync l3 heavy")
+        for plat in ("cpu", "h100"):
+            await schedules.l3_tick(await tick_ctx(w), "meta/triton", platforms=(plat,))
+        runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+        assert sorted((r.platform, r.status) for r in runs) == [("cpu", "done"), ("h100", "done")]
+        check_run_event(w.fake, w.fake.state.repo("meta", "triton"), w.run_of(head, "forksync/L3/heavy@h100"),
+                        "rerequested", w.fake.state.users["alice"])
+        await w.bot.settle()
+        runs = signoff.l3_runs_for(w.bot.store, "meta/triton", pr["number"])
+        assert sorted(r.platform for r in runs if r.status == "queued") == ["h100"]
+    finally:
+        await close_world(w)
+
+
+async def test_a_command_that_fails_to_be_retried_is_answered_once_and_runs_again_alone(world):
+    """A retryable failure (GitHub 502 on the retest's check run) must not cost the next line its
+    run, and the delivery's retry must run only the failed command: the merge line is answered
+    once, and the retest is answered by its own reply after the retry."""
+    w = world
+    w.push_branch("forksync/chain-amd-retry", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-retry")
+    await w.bot.settle()
+    w.fake.faults.server_error("/repos/meta/triton/check-runs", "POST", times=8)
+    await say(w, "alice", pr["number"], "/forksync retest\n/forksync merge now")
+    await w.bot.settle()
+    bodies = await replies_on(w, pr["number"])
+    assert len([b for b in bodies if "`/forksync merge now`" in b]) == 1, bodies
+    retest = [b for b in bodies if "`/forksync retest`" in b]
+    assert [b for b in retest if "failed: GitHub answered 502" in b] != [], bodies
+    assert [b for b in retest if "failed:" not in b] != [], bodies

@@ -257,3 +257,49 @@ async def test_l2_regression_is_bisected_to_a_sync_pick_and_backed_out(fake_gith
         assert not any("regression" in n or "back-out" in n for n in await tick())
     finally:
         await close_world(w)
+
+
+async def test_an_l2_back_out_pr_stays_recorded_when_the_issue_edit_naming_it_fails(fake_github, tmp_path):
+    """Once the back-out PR is open the regression issue is edited to name it: GitHub refusing that
+    edit lost the regression's record (its back-out PR with it), so the next tick bisected the
+    same regression again, and the issue said "a back-out PR follows" meanwhile."""
+    files = {"README.md": "fork\n", ".github/forksync.yml": L2_CONFIG, "bench.py": BENCH, "speed.txt": "1.0\n"}
+    w = await make_world(fake_github, tmp_path, files=files)
+    try:
+        ctx = await tick_ctx(w)
+        now = 1_000_000.0
+
+        async def tick():
+            nonlocal now
+            now += 3600
+            return await l2_service.l2_tick(ctx, "meta/triton", now=now, interval_s=0)
+
+        await tick()
+        for i in range(2, 7):
+            w.push_main({f"f{i}.txt": f"{i}\n"}, f"Unit {i}")
+            await tick()
+        git(w.work, "fetch", "-q", "origin")
+        git(w.work, "checkout", "-q", "-B", "main-work", "origin/main")
+        commit_files(w.work, {"a.txt": "a\n"}, "Pick a")
+        c8 = commit_files(w.work, {"speed.txt": "0.8\n"},
+                          f"[BACKEND] Simplify the toy kernel\n\nUpstream-Commit: {UPSTREAM_SHA}")
+        commit_files(w.work, {"b.txt": "b\n"}, "Pick b")
+        commit_files(w.work, {"c.txt": "c\n"}, "Pick c")
+        git(w.work, "push", "-q", "origin", "main-work:refs/heads/main")
+        await tick()
+        w.push_main({"d.txt": "d\n"}, "Unit 11")
+        await tick()
+        w.push_main({"e.txt": "e\n"}, "Unit 12")
+        # the issue is opened (POST); its edit naming the back-out PR is refused once
+        fault = w.fake.faults.unprocessable("/repos/meta/triton/issues/*", "PATCH")
+        try:
+            await tick()
+        except Exception:  # noqa: BLE001 - what matters is what stays recorded
+            pass
+        assert fault.fired == 1
+        prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+        assert [p["head"]["ref"] for p in prs] == [f"forksync/backout-{c8[:12]}"]
+        rows = list(w.bot.store.db["l2_regressions"].rows)
+        assert [(r["culprit"], r["backout_pr"]) for r in rows] == [(c8, prs[0]["number"])]
+    finally:
+        await close_world(w)

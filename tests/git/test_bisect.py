@@ -282,7 +282,18 @@ def test_a_command_that_fails_on_the_good_end_too_says_so_not_flaky(tmp_path):
     tests the good end bad. That was reported as "flaky test or noise"; it is the command."""
     repo, root, shas = make_history(tmp_path, 6, {})
     r = bisect(landed_commits(repo, root, shas[-1]), root, command_test(repo, "test -f never-there"))
-    assert (r.culprit, r.verified) == (shas[0], False)
+    assert (r.culprit, r.verified) == (None, False)
     assert r.note == (f"the good end {root[:12]} fails too: the command does not pass where the range starts "
                       "(check the command and what its environment provides, or pick an older good commit); "
                       "no commit is blamed")
+
+
+def test_a_command_that_fails_on_the_good_end_too_names_no_culprit_or_suspect(tmp_path):
+    """Its note says "no commit is blamed", yet the result still named the first candidate as its
+    culprit and only suspect: the CLI printed "culprit <sha> (NOT verified: … no commit is
+    blamed)" and the regression issue "Suspect (unverified): <sha>", a commit the command did
+    not fail any differently on than on the good end."""
+    repo, root, shas = make_history(tmp_path, 6, {})
+    r = bisect(landed_commits(repo, root, shas[-1]), root, command_test(repo, "test -f never-there"))
+    assert r.note.startswith(f"the good end {root[:12]} fails too")
+    assert (r.culprit, r.suspects) == (None, ())

@@ -168,3 +168,12 @@ def test_outcome_for_gate():
     assert outcome_for([]) == "pass"
     assert outcome_for(judge(facts(passed=29, failed=1))[1]) == "fail"
     assert outcome_for(judge(facts(passed=28, failed=1))[1]) == "error"   # short count: not trustworthy
+
+
+def test_a_suite_where_no_test_ran_is_not_told_to_expect_zero_tests():
+    """The shortfall's hint "if they were removed on purpose, set expected_tests: <ran>" told a
+    suite that ran nothing (a collection error, a wrong path) to set expected_tests: 0, a value
+    the configuration refuses (it must be at least 1)."""
+    _, reasons = judge(facts(passed=0))
+    [mismatch] = [r for r in reasons if r.code == "count-mismatch"]
+    assert "expected_tests: 0" not in mismatch.detail, mismatch.detail

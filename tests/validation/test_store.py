@@ -55,10 +55,10 @@ def test_a_finished_result_a_rerun_replaces_is_kept_aside(db):
     second = vstore.mark_pending(db, now=30.0, **PEND)
     row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
     assert (row["status"], row["verdict"], row["attempt"]) == ("pending", "pending", second)
-    line = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
+    line = f"1970-01-01T00:00:30Z request {first}: fail[] (replaced by a re-run, request {second}; not counted)"
     assert row["superseded"] == line
     assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
-                                            "by": second, "how": "replaced", "check_url": None, "text": line}]
+                                            "codes": (), "definition": "", "by": second, "how": "replaced", "check_url": None, "text": line}]
     # a re-run asked while one still runs replaces no result
     third = vstore.mark_pending(db, now=40.0, **PEND)
     assert vstore.get(db, "o/f", "c" * 40, "unit", "cpu")["superseded"] == line
@@ -91,11 +91,11 @@ def test_a_replaced_result_keeps_its_check_run(db):
     second = vstore.mark_pending(db, now=30.0, check_url="https://github.com/o/f/runs/2", **PEND)
     row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
     assert (row["status"], row["check_url"]) == ("pending", "https://github.com/o/f/runs/2")
-    line = (f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted) "
+    line = (f"1970-01-01T00:00:30Z request {first}: fail[] (replaced by a re-run, request {second}; not counted) "
             "https://github.com/o/f/runs/1")
     assert row["superseded"] == line
     assert vstore.superseded_runs(row) == [{"at": "1970-01-01T00:00:30Z", "attempt": first, "outcome": "fail",
-                                            "by": second, "how": "replaced",
+                                            "codes": (), "definition": "", "by": second, "how": "replaced",
                                             "check_url": "https://github.com/o/f/runs/1", "text": line}]
     # a line stored before the check run was kept still reads, without one
     older = f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, request {second}; not counted)"
@@ -112,7 +112,7 @@ def test_a_check_run_address_that_would_break_the_line_is_left_out(db, url):
     assert vstore.record(db, repo="o/f", pr=3, result=result("fail"), now=20.0, answers=first) is None
     second = vstore.mark_pending(db, now=30.0, **PEND)
     row = vstore.get(db, "o/f", "c" * 40, "unit", "cpu")
-    assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: fail (replaced by a re-run, "
+    assert row["superseded"] == (f"1970-01-01T00:00:30Z request {first}: fail[] (replaced by a re-run, "
                                  f"request {second}; not counted)")
     assert [(x["how"], x["attempt"], x["check_url"]) for x in vstore.superseded_runs(row)] == [("replaced", first, None)]
 
