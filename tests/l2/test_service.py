@@ -297,3 +297,22 @@ async def test_a_backout_into_another_fork_ref_never_answers_for_this_one_when_t
     assert other != first
     assert (await w.pr(other))["base"]["ref"] == "release/3.2.x"
     assert ((await w.pr(first))["base"]["ref"], (await w.pr(first))["state"]) == ("main", "open")
+
+
+async def test_a_backout_recorded_before_bases_were_kept_still_answers_for_its_trunk(world):
+    """A back-out row written before ``sync_branches`` kept the unit's base (``base`` "" or NULL)
+    is the fork's own back-out into the branch it syncs (``bot.sync.prs.unit_base``): the same
+    culprit slowing another series is answered by its open PR, never by a second PR pushed under
+    ``forksync/main/backout-<sha12>`` reverting it into ``main`` again."""
+    w = world
+    culprit, ev, branch, ctx, mirror, first = await first_backout(w)
+    row = sync_store.branch_row(w.bot.store, "meta/triton", branch)
+    with w.bot.store.lock:
+        w.bot.store.db["sync_branches"].update(row["key"], {"base": ""})
+
+    other = dataclasses.replace(ev, title="L2 regression on toy, another shape", command="bench --shape 2")
+    again = await l2_service.open_backout(ctx, w.svc, "meta/triton", "main", mirror, other, issue=2)
+
+    assert again == first
+    prs = [p async for p in w.alice.getiter("/repos/meta/triton/pulls?state=open")]
+    assert [p["head"]["ref"] for p in prs if p["base"]["ref"] == "main"] == [branch]
