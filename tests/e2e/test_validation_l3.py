@@ -336,3 +336,30 @@ async def test_a_command_that_fails_to_be_retried_is_answered_once_and_runs_agai
     retest = [b for b in bodies if "`/forksync retest`" in b]
     assert [b for b in retest if "failed: GitHub answered 502" in b] != [], bodies
     assert [b for b in retest if "failed:" not in b] != [], bodies
+
+
+async def test_a_retest_whose_reply_github_fails_runs_its_suites_once_and_answers_the_next_line(world):
+    """A retest runs every suite again (force): its side effects are done once it returns. When
+    GitHub then fails its reply (502), the retest must not be run a second time by the delivery's
+    retry (a second GPU run of every suite, a second check run each), and the next line of the
+    comment is answered in the same delivery, as for a command that fails while it runs."""
+    w = world
+    head = w.push_branch("forksync/chain-amd-reply", {"amd/k.txt": "k\n"}, "Touch amd")
+    pr = await w.open_pr("forksync/chain-amd-reply")
+    await w.bot.settle()
+
+    async def runs() -> int:
+        got = await w.alice.getitem(f"/repos/meta/triton/commits/{head}/check-runs?filter=all&per_page=100")
+        return len([r for r in got["check_runs"] if r["name"].startswith("forksync/L1")])
+
+    before = await runs()
+    assert before > 0
+    await w.people["alice"].post(f"/repos/meta/triton/issues/{pr['number']}/comments",
+                                 data={"body": "/forksync retest\n/forksync hold"})
+    w.fake.faults.server_error(f"/repos/meta/triton/issues/{pr['number']}/comments", "POST", times=4)
+    await w.bot.settle()
+
+    assert await runs() == 2 * before
+    bodies = await replies_on(w, pr["number"])
+    assert len([b for b in bodies if "`/forksync retest`" in b]) == 1, bodies
+    assert len([b for b in bodies if "`/forksync hold`" in b]) == 1, bodies
