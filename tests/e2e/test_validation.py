@@ -265,3 +265,23 @@ async def test_a_green_retest_after_the_suite_count_was_set_calls_no_earlier_run
         assert "Red on an earlier run of this commit" not in green.output["summary"], green.output["summary"]
     finally:
         await close_world(w)
+
+
+async def test_a_green_retest_of_a_commit_whose_test_crashed_the_suite_once_says_the_red_run_was_flaky(world, tmp_path):
+    """A test that crashes its process once (a segfault, the classic GPU flake) leaves a red of
+    kind error (runner-crashed) under the same suite definition; the green `/forksync retest` of
+    the same commit must still say the earlier run was red, as it did for any red before."""
+    w = world
+    marker = tmp_path / "crashed-once"
+    flaky = TESTS.replace("def test_two():\n", f"def test_two():\n    import os, signal\n    if not os.path.exists({str(marker)!r}):\n"
+                          f"        open({str(marker)!r}, 'w').close()\n        os.kill(os.getpid(), signal.SIGSEGV)\n")
+    head = w.push_branch("forksync/bundle-crashy", {"tests_fork/test_basic.py": flaky}, "A test that crashes once")
+    pr = await w.open_pr("forksync/bundle-crashy")
+    await w.bot.settle()
+    red = w.run_of(head, "forksync/L1/unit")
+    assert red.conclusion == "failure", red.output
+    await w.comment(pr["number"], "/forksync retest")
+    green = w.run_of(head, "forksync/L1/unit")
+    assert green.conclusion == "success", green.output
+    summary = green.output["summary"]
+    assert "### Red on an earlier run of this commit" in summary, (red.output["title"], summary)
