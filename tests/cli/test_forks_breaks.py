@@ -837,3 +837,50 @@ def test_a_replan_after_the_blobs_are_fetched_reads_the_symbols_a_plan_from_scra
     fresh = json.loads(out)["units"]
     assert [(u["kind"], [i["sha"] for i in u["items"]]) for u in fresh] == [("chain", [u1]), ("bundle", [u2])], fresh
     assert again == fresh
+
+
+def test_a_replan_after_the_blobs_are_fetched_ignores_the_unknowns_an_earlier_release_stored(tmp_path, capsys, monkeypatch):
+    """As above, but the blobless plan ran under the release before symbols read without their
+    blobs were kept out of ``plan_symbols``: its stored None for u1's and u2's ``lib/a.cpp``
+    (version :data:`bot.plan.store.SYMBOLS_VERSION`, unchanged since) stays in the cache, so every
+    plan after the blobs are fetched still chains u2 at file level unless those rows are read
+    as stale."""
+    pad = "".join(f"int pad{i}() {{ return {i}; }}\n" for i in range(12))
+    src = "int alpha(int x) {\n  return x + 1;\n}\n" + pad + "int omega(int y) {\n  return y * 2;\n}\n"
+    up = RepoBuilder.init(tmp_path / "up")
+    up.commit("Base (#1)", {"lib/a.cpp": src, "third_party/xpu/x.txt": "x\n"}, when=T0)
+    fork = up.clone(tmp_path / "fork")
+    fork.commit("[XPU] backend work (#500)", {"third_party/xpu/x.txt": "xpu\n"}, when=T0 + DAY // 2)
+    src1 = src.replace("x + 1", "x + 2")
+    u1 = up.commit("[XPU] Fix alpha (#11)", {"lib/a.cpp": src1, "third_party/xpu/y.txt": "y\n"}, when=T0 + DAY)
+    u2 = up.commit("[BACKEND] Fix omega (#12)", {"lib/a.cpp": src1.replace("y * 2", "y * 3")}, when=T0 + 2 * DAY)
+    fork.add_remote("upstream", up.path)
+    fork.git("branch", "upstream-main", "upstream/main")
+    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
+    config = (f"upstream: {{url: '{part.path}', ref: upstream-main}}\nfork: {{url: '{part.path}', ref: main}}\n"
+              "areas:\n  - {name: xpu, paths: [\"third_party/xpu/**\"], divergent: true}\n")
+    for d in ("again", "fresh"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "forksync.yml").write_text(config)
+    argv = ["--config", "forksync.yml", "plan", "--json"]
+    monkeypatch.chdir(tmp_path / "again")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    # what the earlier release stored for the texts it could not read
+    from bot.plan.store import SYMBOLS_VERSION
+    from bot.store import Store
+    [db] = [f for f in (tmp_path / "again").rglob("*") if f.suffix in (".sqlite", ".db")]
+    store = Store(str(db))
+    with store.lock:
+        store.db["plan_symbols"].upsert_all([{"key": f"{sha}:lib/a.cpp", "version": SYMBOLS_VERSION, "symbols": None}
+                                             for sha in (u1, u2)], pk="key")
+    _copy_blobs(fork.path, part.path)
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    again = json.loads(out)["units"]
+    monkeypatch.chdir(tmp_path / "fresh")
+    rc, out, err = run(capsys, argv)
+    assert rc == 0, err
+    fresh = json.loads(out)["units"]
+    assert [(u["kind"], [i["sha"] for i in u["items"]]) for u in fresh] == [("chain", [u1]), ("bundle", [u2])], fresh
+    assert again == fresh
