@@ -50,7 +50,7 @@ from bot.l2.store import RegressionStatus
 from bot.model import short_branch, sync_branch
 from bot.sync import landing
 from bot.sync import store as sync_store
-from bot.sync.prs import open_or_update_pr
+from bot.sync.prs import open_or_update_pr, unit_base
 from bot.sync.store import BACKOUT
 
 EVIDENCE_BRANCH = "forksync-evidence"
@@ -294,12 +294,13 @@ async def open_backout(ctx, v, full: str, trunk: str, mirror: Path, ev, issue: i
     rows = [r for r in sync_store.all_branches(ctx.store, full) if r.get("unit_id") == backout_id]
     # this trunk's back-out of the culprit still in flight answers under whatever name it was
     # opened (before names carried the fork ref, or while this trunk was the default branch)
-    mine = [r for r in rows if not sync_store.ended(r) and (r.get("base") or "") == trunk]
+    # (a row written before back-outs recorded their base was opened into the trunk forksync syncs)
+    mine = [r for r in rows if not sync_store.ended(r) and unit_base(r, trunk) == trunk]
     if mine:
         branch = mine[0]["branch"]
     else:
         branch = sync_branch(backout_id, trunk, default=await default_branch(ctx.gh, full))
-        if any(r["branch"] == branch and not sync_store.ended(r) and (r.get("base") or "") != trunk for r in rows):
+        if any(r["branch"] == branch and not sync_store.ended(r) and unit_base(r, trunk) != trunk for r in rows):
             # another fork ref's back-out is in flight under this name (the default branch moved
             # since it was opened): never answer with its PR, take this trunk's own name
             branch = f"forksync/{short_branch(trunk)}/{backout_id}"
