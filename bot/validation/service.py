@@ -302,11 +302,12 @@ class ValidationService:
             return lost_to
         row = vstore.get(ctx.store, full, result.commit, result.suite, result.platform)
         if row and row["check_run_id"]:
-            # a green re-run of a commit an earlier run found tests failing on, the suite defined
-            # as now: a flake the green run must not hide. A red of another kind (a count the
-            # suite no longer expects, an error, a short run) or under another definition is not one
+            # a green re-run of a commit an earlier run found red (tests failing, or the suite
+            # crashed, hung or ran short), the suite defined as now: a flake the green run must not
+            # hide. A red under another definition (an expected count since set as the red
+            # advised) or an infrastructure fault (no GPU, a runner lost) is no flake of the code
             earlier = [r for r in vstore.superseded_runs(row) if r["how"] == "replaced"
-                       and r["outcome"] == "fail" and "test-failures" in (r["codes"] or ())
+                       and r["outcome"] in ("fail", "error")
                        and r["definition"] and r["definition"] == row.get("definition")
                        ] if result.verdict == "green" else []
             await finish_suite_run(ctx.gh, full, row["check_run_id"], result, suite, now=self.now(), earlier_red=earlier)
