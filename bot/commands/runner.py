@@ -275,7 +275,18 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
             # repeated delivery of a text written before that removal, or of one already
             # answered, runs nothing
             if not (result.startswith("withdrawn") and at < written):
-                ctx.note(f"{cmd.line}: already ran")
+                pending = commands_store.pending_reply(ctx.store, key)
+                if pending is None:
+                    ctx.note(f"{cmd.line}: already ran")
+                    continue
+                # it ran and GitHub failed its reply: post that reply now, never run it again
+                try:
+                    await comment_once(ctx.gh, src.full, src.number, *pending)
+                except Exception as e:  # noqa: BLE001 - the others go on; the delivery's retry posts it
+                    retry = retry or e
+                    continue
+                commands_store.reply_posted(ctx.store, key)
+                ctx.note(f"{cmd.line}: already ran, its reply posted now")
                 continue
             mark += f":{written_at(comment)}"       # its own reply, beside any the earlier line got
         if isinstance(cmd, cm.CommandError):
@@ -338,9 +349,17 @@ async def _run_commands(ctx, src: _Source, parsed, *, editor: str) -> None:
             if await _tell_command_failed(ctx, src, mark, key, cmd.line, e, written):
                 retry = retry or e
             continue
-        await comment_once(ctx.gh, src.full, src.number, mark, reply)
-        commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now(), written)
+        # recorded as ran before its reply: its effects are done, so a reply GitHub fails is posted
+        # by the delivery's retry (pending_reply) and the command is never run a second time
+        commands_store.record(ctx.store, key, src.full, comment.id, cmd.line, user, "ran", ctx.now(), written,
+                              reply=(mark, reply))
         ctx.note(f"{cmd.line}: ran")
+        try:
+            await comment_once(ctx.gh, src.full, src.number, mark, reply)
+        except Exception as e:  # noqa: BLE001 - the later lines still run; the retry posts this reply
+            retry = retry or e
+            continue
+        commands_store.reply_posted(ctx.store, key)
     if retry is not None:
         raise retry
 

@@ -8,11 +8,18 @@ it ran, or as the edit that removed the line left it; :data:`LATEST` for a delet
 typed again after its removal is told from a late delivery of the text it was removed from."""
 from __future__ import annotations
 
+import json
+import sqlite3
+
 from bot.store import Store, table
 
 COMMAND_RUNS = table("command_runs", {
     "key": str, "repo": str, "comment_id": int, "line": str, "by": str, "result": str, "time": float,
     "written": str,
+    # JSON {"mark", "body"}: the reply of a command that ran, kept until GitHub took it: a reply
+    # GitHub failed is posted by the delivery's retry, which never runs the command again
+    # (:func:`pending_reply`); "" / NULL once posted, for any other result, and in rows written before
+    "reply_pending": str,
 }, pk="key")
 
 #: Sorts after every ``written``: a deletion is final, and a row recorded before writings were kept
@@ -40,8 +47,29 @@ def run_of(store: Store, key: str) -> tuple[str, str] | None:
 
 
 def record(store: Store, key: str, repo: str, comment_id: int, line: str, by: str, result: str, now: float,
-           written: str = LATEST) -> None:
+           written: str = LATEST, *, reply: tuple[str, str] | None = None) -> None:
+    """Record the command run ``key``'s ``result``; ``reply``: ``(mark, body)`` of its reply not
+    posted yet (cleared by :func:`reply_posted`)."""
     with store.lock:
         store.db[COMMAND_RUNS.name].upsert({"key": key, "repo": repo, "comment_id": comment_id, "line": line,
-                                            "by": by, "result": result[:2000], "time": now, "written": written},
-                                           pk="key")
+                                            "by": by, "result": result[:2000], "time": now, "written": written,
+                                            "reply_pending": json.dumps({"mark": reply[0], "body": reply[1]}) if reply else ""},
+                                           pk="key", alter=True)
+
+
+def pending_reply(store: Store, key: str) -> tuple[str, str] | None:
+    """``(mark, body)`` of the reply the command run ``key`` ran with and GitHub has not taken yet."""
+    with store.lock:
+        try:
+            row = store.conn.execute("SELECT reply_pending FROM command_runs WHERE key=?", (key,)).fetchone()
+        except sqlite3.OperationalError:        # a store from before the column: nothing pending
+            return None
+    if row is None or not row[0]:
+        return None
+    got = json.loads(row[0])
+    return str(got["mark"]), str(got["body"])
+
+
+def reply_posted(store: Store, key: str) -> None:
+    with store.lock:
+        store.conn.execute("UPDATE command_runs SET reply_pending='' WHERE key=?", (key,))
