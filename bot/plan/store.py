@@ -22,11 +22,13 @@ from __future__ import annotations
 from bot.store import Store, table
 
 #: bump when the symbol extraction changes meaning (old rows are then ignored)
-SYMBOLS_VERSION = 7      # 2: Python and MLIR by top-level parts (symbols.top_level_parts); 3: C++ too;
+SYMBOLS_VERSION = 8      # 2: Python and MLIR by top-level parts (symbols.top_level_parts); 3: C++ too;
 #  4: changed lines from git's default diff (the indent heuristic on: symbols.diff_hunks)
 #  5: C++ changes in a definition the parse recovered from errors are unknown (symbols._recovered_around)
 #  6: ... found from the changed rows' text, so an error elsewhere in the file no longer counts
 #  7: C++ functions a macro defines are named with its arguments (``TEST_F(Suite, Name)``)
+#  8: symbols read without a blob the repository lacked are never stored (SymbolIndex.missing_reads):
+#     rows of 7 may hold such unknowns, made in a partial clone
 
 ANSWERS = table("plan_answers", {
     "key": str, "commit": str, "outcome": str, "conflicts": str, "merged": str, "made": str, "ours_tree": str,

@@ -842,9 +842,9 @@ def test_a_replan_after_the_blobs_are_fetched_reads_the_symbols_a_plan_from_scra
 def test_a_replan_after_the_blobs_are_fetched_ignores_the_unknowns_an_earlier_release_stored(tmp_path, capsys, monkeypatch):
     """As above, but the blobless plan ran under the release before symbols read without their
     blobs were kept out of ``plan_symbols``: its stored None for u1's and u2's ``lib/a.cpp``
-    (version :data:`bot.plan.store.SYMBOLS_VERSION`, unchanged since) stays in the cache, so every
-    plan after the blobs are fetched still chains u2 at file level unless those rows are read
-    as stale."""
+    (symbols version 7) stays in the cache, so every plan after the blobs are fetched chains u2
+    at file level unless those rows are read as stale (:data:`bot.plan.store.SYMBOLS_VERSION` 8
+    retires them)."""
     pad = "".join(f"int pad{i}() {{ return {i}; }}\n" for i in range(12))
     src = "int alpha(int x) {\n  return x + 1;\n}\n" + pad + "int omega(int y) {\n  return y * 2;\n}\n"
     up = RepoBuilder.init(tmp_path / "up")
@@ -866,13 +866,12 @@ def test_a_replan_after_the_blobs_are_fetched_ignores_the_unknowns_an_earlier_re
     monkeypatch.chdir(tmp_path / "again")
     rc, out, err = run(capsys, argv)
     assert rc == 0, err
-    # what the earlier release stored for the texts it could not read
-    from bot.plan.store import SYMBOLS_VERSION
+    # what the earlier release stored for the texts it could not read, under its symbols version (7)
     from bot.store import Store
     [db] = [f for f in (tmp_path / "again").rglob("*") if f.suffix in (".sqlite", ".db")]
     store = Store(str(db))
     with store.lock:
-        store.db["plan_symbols"].upsert_all([{"key": f"{sha}:lib/a.cpp", "version": SYMBOLS_VERSION, "symbols": None}
+        store.db["plan_symbols"].upsert_all([{"key": f"{sha}:lib/a.cpp", "version": 7, "symbols": None}
                                              for sha in (u1, u2)], pk="key")
     _copy_blobs(fork.path, part.path)
     rc, out, err = run(capsys, argv)
