@@ -46,7 +46,20 @@ from bot.commands import store as commands_store
 from bot.config.forksync import ForksyncConfig
 from bot.core import commands as cm
 from bot.core.logins import among, same_login
-from bot.github.common import WRITE_LEVELS, Account, Numbered, RepoRef, ReviewRef, comment_once, from_payload, permission, react, render, split_repo
+from bot.github.common import (
+    WRITE_LEVELS,
+    Account,
+    Numbered,
+    RepoRef,
+    ReviewRef,
+    comment_once,
+    from_payload,
+    is_permanent,
+    permission,
+    react,
+    render,
+    split_repo,
+)
 from bot.github.fork_config import CONFIG_PATH, fetch_config_text, load_fork_config
 from bot.sync import prs as sync_prs
 from bot.sync import store as sync_store
@@ -394,10 +407,11 @@ async def _tell_command_failed(ctx, src: _Source, mark: str, key: str, line: str
 
 
 def lookup_retried(e: BaseException) -> bool:
-    """Whether the worker retries a delivery that failed with ``e`` (the dispatcher's rule,
-    :mod:`bot.app.dispatch`): every error except a GitHub 4xx other than 401/403/409/429."""
-    status = int(getattr(e, "status_code", 0) or 0) if isinstance(e, gidgethub.HTTPException) else 0
-    return not (400 <= status < 500 and status not in (401, 403, 409, 429))
+    """Whether the worker retries a delivery that failed with ``e``: the dispatcher's rule
+    (:func:`bot.github.common.is_permanent`), so a command is never promised a retry the
+    dispatcher dead-letters at once (a GitHub 4xx other than 401/403/409/429, or an error reading
+    a payload)."""
+    return not is_permanent(e)
 
 
 async def _tell_lookup_failed(ctx, src: _Source, mark: str, user: str, line: str, e: BaseException) -> None:
