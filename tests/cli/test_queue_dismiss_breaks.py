@@ -100,3 +100,38 @@ def test_a_dismissal_is_taken_off_the_status_issue_once_and_again_after_a_second
         q.mark_dismissals_taken(store, read)     # the read of the 2004 dismissal: the 2008 one stays untaken
         assert [d.dismissed_at for d in take(store)] == [2008]
         assert take(store) == []
+
+
+async def test_a_fork_whose_status_issue_fails_keeps_no_other_forks_dismissals_listed(tmp_path):
+    """Two forks' dead letters dismissed: GitHub refuses one fork's status issue edit every time
+    (Issues turned off, the repository gone). The other fork's letter is taken off its issue at
+    the same turn, and only the failing one is tried again, after the worker's wait."""
+    from bot.app.worker import DISMISSAL_RETRY_S, Worker
+
+    now = [3000.0]
+    with Store(tmp_path / "q.db") as store:
+        for key, repo in (("bad-a", "meta/a"), ("bad-b", "meta/b")):
+            q.enqueue(store, delivery_id=key, hook_id="", event="issue_comment", body=b"{}",
+                      summary={"action": "created", "repo": repo}, now=1000)
+            d = q.claim(store, "w", now=1001)
+            q.fail(store, d.id, "w", "malformed issue_comment payload: comment.id: field required", permanent=True, now=1002)
+            assert q.dismiss(store, key, by="ops-ana", now=2000)
+        rendered: list[str] = []
+
+        async def on_resolved(ds):
+            if ds[0].repo == "meta/a":
+                raise RuntimeError("GitHub answered 410: Issues are disabled")
+            rendered.extend(d.id for d in ds)
+
+        async def process(d):
+            return "handled"
+
+        w = Worker(store, process, worker_id="w", clock=lambda: now[0], on_resolved=on_resolved)
+        await w.run_once()
+        assert rendered == ["bad-b"]
+        assert [d.id for d in q.untaken_dismissals(store)] == ["bad-a"]
+        await w.run_once()                      # within the wait: not tried again
+        assert rendered == ["bad-b"]
+        now[0] += DISMISSAL_RETRY_S[0] + 1
+        await w.run_once()
+        assert rendered == ["bad-b"] and [d.id for d in q.untaken_dismissals(store)] == ["bad-a"]
