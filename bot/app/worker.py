@@ -155,18 +155,31 @@ class Worker:
         outage must not cost an edit of the issue, and a traceback, on every turn."""
         if self.on_resolved is None or self.clock() < self._dismissals_after:
             return
+        failed = False
         try:
-            dismissed = q.untaken_dismissals(self.store)
-            if dismissed:
-                await self.on_resolved(dismissed)
-                q.mark_dismissals_taken(self.store, dismissed)
-            self._dismissal_failures = 0
+            by_repo: dict[str, list[q.Delivery]] = {}
+            for d in q.untaken_dismissals(self.store):
+                by_repo.setdefault(d.repo, []).append(d)
         except Exception:  # noqa: BLE001 - /metrics and /healthz already read the queue's state
-            wait = DISMISSAL_RETRY_S[min(self._dismissal_failures, len(DISMISSAL_RETRY_S) - 1)]
-            self._dismissal_failures += 1
-            self._dismissals_after = self.clock() + wait
-            log.exception("taking dismissed dead letters off the status issue failed (%d in a row); tried again in %.0f s",
-                          self._dismissal_failures, wait)
+            by_repo, failed = {}, True
+            log.exception("reading dismissed dead letters failed")
+        # each fork's on its own: one whose status issue GitHub keeps refusing (Issues off, a
+        # repository gone) must not keep the others' dismissed letters listed
+        for repo, ds in by_repo.items():
+            try:
+                await self.on_resolved(ds)
+                q.mark_dismissals_taken(self.store, ds)
+            except Exception:  # noqa: BLE001 - tried again at a later turn
+                failed = True
+                log.exception("taking dismissed dead letters of %s off its status issue failed", repo or "(no repository)")
+        if not failed:
+            self._dismissal_failures = 0
+            return
+        wait = DISMISSAL_RETRY_S[min(self._dismissal_failures, len(DISMISSAL_RETRY_S) - 1)]
+        self._dismissal_failures += 1
+        self._dismissals_after = self.clock() + wait
+        log.warning("dismissed dead letters not all taken off the status issue (%d turn(s) in a row); tried again in %.0f s",
+                    self._dismissal_failures, wait)
 
     async def _done(self, d: q.Delivery) -> None:
         """``d`` was handled: when that resolved dead letters (its own, as a redelivery, or ones it
