@@ -182,7 +182,8 @@ def test_versioned_steps_rename_and_drop_keeping_rows_once_each(tmp_path, steps)
     with store_mod.Store(path) as s:
         assert s.schema_version() == 3
         assert s.db["command_runs"].columns_dict == {"key": str, "repo": str, "comment_id": int, "line": str,
-                                                     "author": str, "result": str, "time": float, "written": str}
+                                                     "author": str, "result": str, "time": float, "written": str,
+                                                     "reply_pending": str}
         assert list(s.db["command_runs"].rows)[0]["author"] == "command_runs-by"
         assert "as_of" not in s.db["pin_history"].columns_dict and s.db["pin_history"].count == 1
         assert list(s.db["fork_config_cache"].rows) == [{"repo": "fork_configs-repo", "blob_sha": "fork_configs-blob_sha",
