@@ -797,15 +797,10 @@ def test_a_fork_branch_that_tracks_upstreams_branch_is_not_told_to_measure_upstr
 
 
 
-def test_a_replan_after_the_blobs_are_fetched_reads_the_symbols_a_plan_from_scratch_does(tmp_path, capsys, monkeypatch):
-    """Upstream's u1 edits `alpha` in `lib/a.cpp` and the fork's divergent `third_party/xpu/`, so
-    it is a risky chain; u2 then edits `omega` in the same file. With the blobs, u2 shares no
-    symbol with the chain and is bundled. In a blobless clone neither text can be read: the
-    chain's overlap check asks u2's and u1's symbols of `lib/a.cpp`, gets None (unknown: file
-    level) and stores that None in `plan_symbols`, immutable per commit. Once the blobs are
-    fetched, a plan with a fresh cache bundles u2; the same plan with the first run's cache must
-    too, as it does for the merge answers a partial clone no longer stores — yet it serves the
-    stored None and chains u2 "like" u1 at file level."""
+def _alpha_omega_blobless(tmp_path):
+    """Upstream's u1 edits `alpha` in `lib/a.cpp` and the fork's divergent `third_party/xpu/` (a
+    risky chain), u2 then `omega` in the same file; a blobless clone of the fork holding both, and
+    a config naming it in `again/` and `fresh/`. Returns ``(fork, blobless clone, u1, u2)``."""
     pad = "".join(f"int pad{i}() {{ return {i}; }}\n" for i in range(12))
     src = "int alpha(int x) {\n  return x + 1;\n}\n" + pad + "int omega(int y) {\n  return y * 2;\n}\n"
     up = RepoBuilder.init(tmp_path / "up")
@@ -823,6 +818,19 @@ def test_a_replan_after_the_blobs_are_fetched_reads_the_symbols_a_plan_from_scra
     for d in ("again", "fresh"):
         (tmp_path / d).mkdir()
         (tmp_path / d / "forksync.yml").write_text(config)
+    return fork, part, u1, u2
+
+
+def test_a_replan_after_the_blobs_are_fetched_reads_the_symbols_a_plan_from_scratch_does(tmp_path, capsys, monkeypatch):
+    """Upstream's u1 edits `alpha` in `lib/a.cpp` and the fork's divergent `third_party/xpu/`, so
+    it is a risky chain; u2 then edits `omega` in the same file. With the blobs, u2 shares no
+    symbol with the chain and is bundled. In a blobless clone neither text can be read: the
+    chain's overlap check asks u2's and u1's symbols of `lib/a.cpp`, gets None (unknown: file
+    level) and stores that None in `plan_symbols`, immutable per commit. Once the blobs are
+    fetched, a plan with a fresh cache bundles u2; the same plan with the first run's cache must
+    too, as it does for the merge answers a partial clone no longer stores — yet it serves the
+    stored None and chains u2 "like" u1 at file level."""
+    fork, part, u1, u2 = _alpha_omega_blobless(tmp_path)
     argv = ["--config", "forksync.yml", "plan", "--json"]
     monkeypatch.chdir(tmp_path / "again")
     rc, out, err = run(capsys, argv)
@@ -845,23 +853,7 @@ def test_a_replan_after_the_blobs_are_fetched_ignores_the_unknowns_an_earlier_re
     (symbols version 7) stays in the cache, so every plan after the blobs are fetched chains u2
     at file level unless those rows are read as stale (:data:`bot.plan.store.SYMBOLS_VERSION` 8
     retires them)."""
-    pad = "".join(f"int pad{i}() {{ return {i}; }}\n" for i in range(12))
-    src = "int alpha(int x) {\n  return x + 1;\n}\n" + pad + "int omega(int y) {\n  return y * 2;\n}\n"
-    up = RepoBuilder.init(tmp_path / "up")
-    up.commit("Base (#1)", {"lib/a.cpp": src, "third_party/xpu/x.txt": "x\n"}, when=T0)
-    fork = up.clone(tmp_path / "fork")
-    fork.commit("[XPU] backend work (#500)", {"third_party/xpu/x.txt": "xpu\n"}, when=T0 + DAY // 2)
-    src1 = src.replace("x + 1", "x + 2")
-    u1 = up.commit("[XPU] Fix alpha (#11)", {"lib/a.cpp": src1, "third_party/xpu/y.txt": "y\n"}, when=T0 + DAY)
-    u2 = up.commit("[BACKEND] Fix omega (#12)", {"lib/a.cpp": src1.replace("y * 2", "y * 3")}, when=T0 + 2 * DAY)
-    fork.add_remote("upstream", up.path)
-    fork.git("branch", "upstream-main", "upstream/main")
-    part = blobless_clone(fork.path / ".git", tmp_path / "blobless.git")
-    config = (f"upstream: {{url: '{part.path}', ref: upstream-main}}\nfork: {{url: '{part.path}', ref: main}}\n"
-              "areas:\n  - {name: xpu, paths: [\"third_party/xpu/**\"], divergent: true}\n")
-    for d in ("again", "fresh"):
-        (tmp_path / d).mkdir()
-        (tmp_path / d / "forksync.yml").write_text(config)
+    fork, part, u1, u2 = _alpha_omega_blobless(tmp_path)
     argv = ["--config", "forksync.yml", "plan", "--json"]
     monkeypatch.chdir(tmp_path / "again")
     rc, out, err = run(capsys, argv)
